@@ -1,0 +1,140 @@
+"""Chunking on Markdown structure with `Page title > H1 > H2` heading paths (R-7.1 … R-7.3).
+
+Sections split at headings; inside a section, blocks (paragraphs, whole lists,
+whole tables) are packed up to the token budget. A block too big on its own is
+split: tables by rows with the header repeated (R-7.3), lists by items,
+paragraphs by sentences, then words.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ingest.models import Chunk, Document
+from ingest.tokens import count_tokens
+
+CHUNKING_VERSION = "1"
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_EMPHASIS = re.compile(r"\*\*|__|`")
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+
+
+def _sections(markdown: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
+    """(path of H1/H2 headings, body lines) per section; H3+ headings stay in the body."""
+    h1 = h2 = None
+    lines: list[str] = []
+    for line in markdown.splitlines():
+        match = _HEADING.match(line)
+        if match and len(match.group(1)) <= 2:
+            if any(l.strip() for l in lines):
+                yield tuple(h for h in (h1, h2) if h), lines
+            lines = []
+            heading = _EMPHASIS.sub("", match.group(2)).strip()
+            if len(match.group(1)) == 1:
+                h1, h2 = heading, None
+            else:
+                h2 = heading
+        else:
+            lines.append(line)
+    if any(l.strip() for l in lines):
+        yield tuple(h for h in (h1, h2) if h), lines
+
+
+def _blocks(lines: list[str]) -> list[str]:
+    """Paragraphs, lists and tables as units; a heading line starts a new block."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    kind = None
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            if kind != "list":
+                if current:
+                    blocks.append(current)
+                current, kind = [], None
+            continue
+        line_kind = "table" if stripped.startswith("|") else (
+            "list" if _LIST_ITEM.match(line) or (kind == "list" and line.startswith(" ")) else
+            "heading" if _HEADING.match(line) else "text")
+        if current and (line_kind != kind or line_kind == "heading"):
+            blocks.append(current)
+            current = []
+        current.append(line)
+        kind = line_kind
+    if current:
+        blocks.append(current)
+    return ["\n".join(b).strip("\n") for b in blocks if any(l.strip() for l in b)]
+
+
+def _split_block(block: str, budget: int) -> list[str]:
+    """Split one oversized block into smaller units; each strategy applies only when it
+    yields more than one unit, so recursion always works on strictly smaller pieces."""
+    lines = block.splitlines()
+    is_table = lines[0].lstrip().startswith("|") and len(lines) > 3
+    if is_table and set(lines[1].replace("|", "").strip()) <= set("-: "):
+        return _pack(lines[2:], budget, header="\n".join(lines[:2]))
+    items: list[str] = []
+    for line in lines:
+        if _LIST_ITEM.match(line) or not items:
+            items.append(line)
+        else:
+            items[-1] += "\n" + line
+    if len(items) > 1:
+        return _pack(items, budget)
+    sentences = _SENTENCE_END.split(block)
+    if len(sentences) > 1:
+        return _pack(sentences, budget, joiner=" ")
+    pieces, current = [], []
+    for word in block.split():
+        current.append(word)
+        if len(current) > 1 and count_tokens(" ".join(current)) > budget:
+            current.pop()
+            pieces.append(" ".join(current))
+            current = [word]
+    if current:
+        pieces.append(" ".join(current))
+    return pieces
+
+
+def _pack(units: list[str], budget: int, header: str = "", joiner: str = "\n") -> list[str]:
+    """Greedy packing of units under `budget` tokens; oversized units are split further."""
+    pieces: list[str] = []
+    current: list[str] = []
+    header_tokens = count_tokens(header) if header else 0
+    for unit in units:
+        candidate = joiner.join([*current, unit])
+        if count_tokens(candidate) + header_tokens <= budget:
+            current.append(unit)
+            continue
+        if current:
+            pieces.append(joiner.join(current))
+            current = []
+        if count_tokens(unit) + header_tokens <= budget:
+            current = [unit]
+        else:
+            pieces.extend(_split_block(unit, budget - header_tokens))
+    if current:
+        pieces.append(joiner.join(current))
+    return [f"{header}\n{p}" if header else p for p in pieces]
+
+
+def chunk_document(doc: Document, max_tokens: int) -> list[Chunk]:
+    """Chunks whose full text (heading path + body) stays within `max_tokens`."""
+    chunks: list[Chunk] = []
+    title = doc.title.strip()
+    for headings, lines in _sections(doc.markdown):
+        path = [title] if title else []
+        for heading in headings:
+            if not path or heading.casefold() != path[-1].casefold():
+                path.append(heading)
+        heading_path = tuple(path)
+        budget = max(32, max_tokens - count_tokens(" > ".join(heading_path)) - 2)
+        for body in _pack(_blocks(lines), budget, joiner="\n\n"):
+            if not body.strip():
+                continue
+            chunk = Chunk(url=doc.url, title=title, heading_path=heading_path, body=body.strip(),
+                          position=len(chunks), tokens=0)
+            chunks.append(Chunk(url=chunk.url, title=chunk.title, heading_path=chunk.heading_path,
+                                body=chunk.body, position=chunk.position, tokens=count_tokens(chunk.text)))
+    return chunks

@@ -1,0 +1,180 @@
+"""`ingest` command line: run, search, status.
+
+Exit status: 0 success; 2 the site has a problem (kind and sentence on stderr) or
+the command/settings are wrong; 1 internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ingest.embed import EmbedderUnavailable
+from ingest.models import RunReport
+from ingest.settings import SettingsError, load_settings
+from ingest.state import StateStore
+from ingest.store import StoreError
+from ingest.tokens import TokenizerUnavailable
+
+EXIT_OK, EXIT_INTERNAL, EXIT_PROBLEM = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ingest", description="Turn a website into a searchable knowledge base.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="ingest or resync a site")
+    run.add_argument("site", help="a domain (acme.com) or a URL (http://127.0.0.1:8000/)")
+    run.add_argument("--business", help="business id (default: the site's host)")
+    run.add_argument("--max-pages", type=int, help="page budget for this run")
+    run.add_argument("--json", action="store_true", help="print the run report as JSON")
+    search = sub.add_parser("search", help="search a business's knowledge base")
+    search.add_argument("--business", required=True)
+    search.add_argument("-k", type=int, default=5, help="number of hits (default 5)")
+    search.add_argument("--json", action="store_true")
+    search.add_argument("query")
+    status = sub.add_parser("status", help="what is stored, and the last run's report")
+    status.add_argument("--business")
+    status.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        settings = load_settings()
+        if args.command == "run":
+            return _run(args, settings)
+        if args.command == "search":
+            return _search(args, settings)
+        return _status(args, settings)
+    except (SettingsError, EmbedderUnavailable, TokenizerUnavailable) as exc:
+        print(f"ingest: {exc}", file=sys.stderr)
+        return EXIT_PROBLEM
+    except StoreError as exc:
+        print(f"ingest: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except KeyboardInterrupt:
+        print("ingest: interrupted; the knowledge base keeps its previous content", file=sys.stderr)
+        return 130
+    except Exception as exc:  # the promise: no traceback for users, unless asked
+        if os.environ.get("SITEKB_DEBUG"):
+            raise
+        print(f"ingest: internal error: {type(exc).__name__}: {exc} (set SITEKB_DEBUG=1 for details)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator:
+    if not enabled:
+        yield lambda phase, done, total: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    tasks: dict[str, int] = {}
+    labels = {"fetch": "Fetching pages", "embed": "Embedding chunks"}
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=False) as bar:
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(labels.get(phase, phase), total=total)
+            bar.update(tasks[phase], completed=done, total=total)
+
+        yield update
+
+
+def _run(args, settings) -> int:
+    from ingest.pipeline import run
+
+    if args.max_pages is not None and args.max_pages < 1:
+        print("ingest: --max-pages must be at least 1", file=sys.stderr)
+        return EXIT_PROBLEM
+    with _progress(sys.stderr.isatty() and not args.json) as progress:
+        report = run(args.site, settings, business=args.business, max_pages=args.max_pages, progress=progress)
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        _print_report(report)
+    if report.problem:
+        print(f"ingest: {report.problem}: {report.message}", file=sys.stderr)
+        return EXIT_PROBLEM
+    return EXIT_OK
+
+
+def _print_report(report: RunReport) -> None:
+    if report.problem:
+        return
+    p, c, e = report.pages, report.chunks, report.embedding
+    skipped = ", ".join(f"{k} {v}" for k, v in sorted(p.skipped.items())) or "none"
+    print(f"{report.site} → business {report.business!r}")
+    print(f"  pages: {p.discovered} discovered, {p.fetched} fetched, {p.not_modified} not modified, "
+          f"{p.failed} failed, {p.empty} empty; skipped: {skipped}")
+    print(f"  chunks: {c.added} added, {c.unchanged} unchanged, {c.deleted} deleted, {c.total} in the knowledge base")
+    print(f"  embedding: {e.model}, {e.calls} calls, {e.tokens} tokens, ${report.spend_usd:.4f}")
+    print(f"  template: {report.templates.template_lines} repeated lines, {report.templates.chars_dropped} chars dropped")
+    for warning in report.warnings:
+        print(f"  warning: {warning}")
+    print(f"  took {report.seconds:.1f}s")
+
+
+def _search(args, settings) -> int:
+    from retrieval.search import UnknownBusiness, search
+
+    if args.k < 1 or args.k > 100:
+        print("ingest: -k must be between 1 and 100", file=sys.stderr)
+        return EXIT_PROBLEM
+    try:
+        hits = search(args.business, args.query, args.k, settings)
+    except (UnknownBusiness, ValueError) as exc:
+        print(f"ingest: {exc}", file=sys.stderr)
+        return EXIT_PROBLEM
+    if args.json:
+        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not hits:
+        print("no results")
+    for rank, hit in enumerate(hits, 1):
+        print(f"{rank}. [{hit.score:.3f}] {hit.heading_path}\n   {hit.url}")
+        body = hit.text.split("\n\n", 1)[-1].replace("\n", " ")
+        print(f"   {body[:240]}{'…' if len(body) > 240 else ''}")
+    return EXIT_OK
+
+
+def _status(args, settings) -> int:
+    if not settings.state_path.exists():
+        businesses = []
+    else:
+        state = StateStore(settings.state_path)
+        try:
+            ids = [args.business] if args.business else state.businesses()
+            businesses = []
+            for business in ids:
+                if business not in state.businesses():
+                    print(f"ingest: unknown business {business!r}", file=sys.stderr)
+                    return EXIT_PROBLEM
+                businesses.append({"business": business, "embedder": state.embedder_of(business),
+                                   "chunks": state.chunk_count(business), "sources": state.sources(business),
+                                   "last_run": state.last_report(business)})
+        finally:
+            state.close()
+    if args.json:
+        print(json.dumps(businesses, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not businesses:
+        print(f"nothing ingested yet under {settings.data_dir}")
+    for b in businesses:
+        print(f"{b['business']}: {b['chunks']} chunks ({b['embedder']})")
+        for s in b["sources"]:
+            print(f"  source {s['site']} ({s['root_url']}): {s['status']}")
+        last = b["last_run"]
+        if last:
+            outcome = f"problem {last['problem']}" if last.get("problem") else "ok"
+            print(f"  last run: {outcome}, {last['pages']['fetched']} pages fetched, "
+                  f"{last['chunks']['added']} chunks added, {last['seconds']:.1f}s")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""Extraction: HTML → Markdown of the page's main content, plus its template chrome.
+
+Links are dropped (their text is kept): a voice assistant reads text, and URLs in
+chunks only dilute embeddings. Headings are ATX (`#`), so the chunker sees them.
+"""
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin
+
+from bs4 import BeautifulSoup, Tag
+from markdownify import MarkdownConverter
+
+from ingest.models import Document
+
+REMOVE_TAGS = ("script", "style", "noscript", "template", "iframe", "svg", "canvas", "form",
+               "button", "input", "select", "textarea", "object", "embed", "dialog", "img", "picture",
+               "video", "audio", "map")
+# Per-page cookie/consent overlays: matched on id/class attributes only.
+_OVERLAY = re.compile(r"cookie|consent|gdpr", re.I)
+_SELF_LINK_TEXT = {"¶", "#", "§", "🔗", "link"}
+_BLANK_RUNS = re.compile(r"\n{3,}")
+_TRAILING = re.compile(r"[ \t]+\n")
+
+
+class _Converter(MarkdownConverter):
+    def convert_a(self, el, text, *args, **kwargs):
+        return text
+
+    def convert_hr(self, el, text, *args, **kwargs):
+        return "\n\n"
+
+
+def _to_markdown(node: Tag) -> str:
+    md = _Converter(heading_style="ATX", bullets="-", strip=["img"], escape_underscores=False,
+                    escape_asterisks=False, table_infer_header=True).convert_soup(node)
+    lines = [line.rstrip() for line in md.replace("\xa0", " ").splitlines()]
+    text = "\n".join(lines)
+    text = _TRAILING.sub("\n", text)
+    return _BLANK_RUNS.sub("\n\n", text).strip()
+
+
+def _is_overlay(tag: Tag) -> bool:
+    attrs = " ".join([tag.get("id") or "", " ".join(tag.get("class") or [])])
+    return bool(attrs.strip()) and bool(_OVERLAY.search(attrs)) and len(tag.get_text(" ", strip=True)) < 1500
+
+
+def _clean(soup: BeautifulSoup) -> None:
+    for tag in soup.find_all(REMOVE_TAGS):
+        tag.decompose()
+    for tag in soup.find_all(True):
+        if tag.decomposed or tag.attrs is None:
+            continue
+        if tag.name in ("div", "section", "aside") and _is_overlay(tag):
+            tag.decompose()
+    for a in soup.find_all("a"):
+        href = a.get("href") or ""
+        if href.startswith("#") and a.get_text(strip=True) in _SELF_LINK_TEXT:
+            a.decompose()
+
+
+def _main_region(body: Tag) -> Tag | None:
+    """The page's main content element, or None to fall back to the whole body."""
+    mains = body.find_all("main") or body.find_all(attrs={"role": "main"})
+    scope = mains[0] if len(mains) == 1 else body
+    articles = scope.find_all("article")
+    if len(articles) == 1:
+        return articles[0]
+    return scope if scope is not body else None
+
+
+def parse_html(html: bytes | str, url: str) -> Document:
+    soup = BeautifulSoup(html, "lxml")
+    head_title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    html_tag = soup.find("html")
+    lang = (html_tag.get("lang") or "").split("-")[0].lower() if isinstance(html_tag, Tag) else ""
+    base = url
+    base_tag = soup.find("base", href=True)
+    if isinstance(base_tag, Tag):
+        base = urljoin(url, base_tag["href"])
+    canonical = None
+    for link in soup.find_all("link", href=True):
+        if "canonical" in [r.lower() for r in (link.get("rel") or [])]:
+            canonical = urljoin(base, link["href"])
+            break
+    noindex = any(
+        "noindex" in (meta.get("content") or "").lower()
+        for meta in soup.find_all("meta", attrs={"name": re.compile(r"^(robots|sitekb)$", re.I)})
+    )
+    links = tuple(
+        urljoin(base, a["href"])
+        for a in soup.find_all("a", href=True)
+        if "nofollow" not in [r.lower() for r in (a.get("rel") or [])]
+    )
+    _clean(soup)
+    body = soup.body or soup
+    region = _main_region(body)
+    chrome_parts: list[str] = []
+    if region is None:
+        for tag in body.find_all(["header", "footer", "nav", "aside"]):
+            if tag.decomposed:
+                continue
+            if tag.name in ("header", "footer"):
+                chrome_parts.append(_to_markdown(tag))
+            tag.decompose()
+        region = body
+    else:
+        for tag in body.find_all(["header", "footer"]):
+            inside = tag is region or any(parent is region for parent in tag.parents)
+            if not tag.decomposed and not inside:
+                chrome_parts.append(_to_markdown(tag))
+        for tag in region.find_all(["nav", "aside"]):
+            tag.decompose()
+    markdown = _to_markdown(region)
+    title = head_title or _first_heading(markdown)
+    return Document(url=url, title=title, markdown=markdown, chrome="\n\n".join(p for p in chrome_parts if p),
+                    lang=lang, links=links, canonical=canonical, noindex=noindex)
+
+
+def _first_heading(markdown: str) -> str:
+    for line in markdown.splitlines():
+        if line.startswith("#"):
+            return line.lstrip("#").strip()
+    return ""
+
+
+def markdown_to_text(markdown: str) -> str:
+    """The Markdown without markup: headings on their own lines, table cells space-joined."""
+    out: list[str] = []
+    for line in markdown.splitlines():
+        stripped = line.strip()
+        if re.fullmatch(r"\|?[\s:|-]+\|?", stripped) and "-" in stripped:
+            continue
+        stripped = re.sub(r"^#{1,6}\s+", "", stripped)
+        stripped = re.sub(r"^(?:[-*+]|\d+\.)\s+", "", stripped)
+        if stripped.startswith("|"):
+            stripped = " ".join(c.strip() for c in stripped.strip("|").split("|") if c.strip())
+        stripped = re.sub(r"(\*\*|__|`)", "", stripped)
+        out.append(stripped)
+    return _BLANK_RUNS.sub("\n\n", "\n".join(out)).strip()

@@ -1,0 +1,294 @@
+"""Fetching: politeness, SSRF guard, retries and limits as separate layers around one GET.
+
+Layers, outermost first: `HostThrottle` (adaptive per-host concurrency, R-4.1) →
+tenacity retries for transient failures only (R-4.2) → manual redirect following
+with scope and hop checks (R-3.3, R-4.4) → a streaming GET with size and
+content-type limits (R-4.4) → `GuardedBackend`, which resolves the host itself and
+refuses non-public addresses on the socket actually connected (R-2.6).
+"""
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import ipaddress
+import socket
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+import httpcore
+import httpx
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+from ingest.models import Page
+from ingest.settings import Settings
+
+TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+THROTTLE_STATUSES = frozenset({403, 406, 429, 503})
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+# Clean responses in a row before a host's concurrency goes up by one (R-4.1).
+CLEAN_RUN_TO_RAISE = 10
+
+
+def is_transient_status(status: int) -> bool:
+    """Transient = retry later. Never 'starts with 4' (R-4.2): 404 is final, 408/429 are not."""
+    return status in TRANSIENT_STATUSES
+
+
+class PrivateAddressError(Exception):
+    """The host resolves to an address we refuse to connect to."""
+
+
+class TooLargeError(Exception):
+    pass
+
+
+def is_public_address(ip: str) -> bool:
+    addr = ipaddress.ip_address(ip)
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        addr = addr.ipv4_mapped
+    if addr.version == 4 and addr in ipaddress.ip_network("100.64.0.0/10"):  # CGNAT
+        return False
+    return addr.is_global and not addr.is_multicast
+
+
+class GuardedBackend(httpcore.AsyncNetworkBackend):
+    """Resolves names itself and connects to a vetted IP, so DNS rebinding and
+    redirects to private hosts are checked on the address actually connected."""
+
+    def __init__(self, allow_private: bool) -> None:
+        self._inner = httpcore.AnyIOBackend()
+        self._allow_private = allow_private
+
+    async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        loop = asyncio.get_running_loop()
+        try:
+            infos = await asyncio.wait_for(
+                loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), timeout
+            )
+        except socket.gaierror as exc:
+            raise httpcore.ConnectError(f"DNS lookup failed for {host}: {exc}") from exc
+        except asyncio.TimeoutError as exc:
+            raise httpcore.ConnectTimeout(f"DNS lookup timed out for {host}") from exc
+        addresses = [info[4][0] for info in infos]
+        if not self._allow_private:
+            refused = [a for a in addresses if not is_public_address(a)]
+            if refused:
+                raise PrivateAddressError(f"{host} resolves to non-public address {refused[0]}")
+        last_error: Exception | None = None
+        for address in addresses:
+            try:
+                return await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                last_error = exc
+        raise last_error or httpcore.ConnectError(f"no address for {host}")
+
+    async def connect_unix_socket(self, *args, **kwargs):
+        raise httpcore.ConnectError("unix sockets are not used")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header, in either of its forms (delta or HTTP-date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (now if now is not None else time.time()))
+
+
+class HostThrottle:
+    """Adaptive concurrency for one host: start low, rise after clean runs, drop to 1 on pushback."""
+
+    def __init__(self, start: int, ceiling: int, crawl_delay: float = 0.0) -> None:
+        self.limit = start
+        self.ceiling = ceiling
+        self.crawl_delay = crawl_delay
+        self._active = 0
+        self._clean_run = 0
+        self._not_before = 0.0
+        self._cond = asyncio.Condition()
+
+    async def __aenter__(self) -> "HostThrottle":
+        async with self._cond:
+            await self._cond.wait_for(lambda: self._active < self.limit)
+            self._active += 1
+            delay = self._not_before - time.monotonic()
+            self._not_before = max(self._not_before, time.monotonic()) + self.crawl_delay
+        if delay > 0:
+            await asyncio.sleep(delay)
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        async with self._cond:
+            self._active -= 1
+            self._cond.notify_all()
+
+    def record(self, status: int, retry_after: float | None) -> None:
+        if status in THROTTLE_STATUSES:
+            self.limit = 1
+            self._clean_run = 0
+        elif 200 <= status < 400:
+            self._clean_run += 1
+            if self._clean_run >= CLEAN_RUN_TO_RAISE and self.limit < self.ceiling:
+                self.limit += 1
+                self._clean_run = 0
+        if retry_after:
+            self._not_before = max(self._not_before, time.monotonic() + retry_after)
+
+
+@dataclass(frozen=True)
+class Validators:
+    etag: str | None = None
+    last_modified: str | None = None
+
+
+class _Transient(Exception):
+    def __init__(self, page: Page, retry_after: float | None) -> None:
+        self.page = page
+        self.retry_after = retry_after
+
+
+class Fetcher:
+    """GETs pages politely. Use as an async context manager; one per run."""
+
+    def __init__(self, settings: Settings, in_scope: Callable[[str], bool] = lambda url: True) -> None:
+        self.settings = settings
+        self.in_scope = in_scope
+        self._throttles: dict[str, HostThrottle] = {}
+        transport = httpx.AsyncHTTPTransport(retries=0)
+        # httpx has no public hook for the network backend; the pool's is the one
+        # place where the connected address is known, which is what R-2.6 asks for.
+        transport._pool._network_backend = GuardedBackend(settings.allow_private_hosts)
+        self._client = httpx.AsyncClient(
+            transport=transport,
+            timeout=httpx.Timeout(settings.request_timeout_s),
+            headers={"User-Agent": settings.user_agent, "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"},
+            follow_redirects=False,
+        )
+
+    async def __aenter__(self) -> "Fetcher":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self._client.aclose()
+
+    def throttle(self, host: str) -> HostThrottle:
+        if host not in self._throttles:
+            self._throttles[host] = HostThrottle(self.settings.concurrency_start, self.settings.concurrency_max)
+        return self._throttles[host]
+
+    def set_crawl_delay(self, host: str, seconds: float) -> None:
+        self.throttle(host).crawl_delay = seconds
+
+    async def fetch(self, url: str, validators: Validators | None = None, depth: int = 0,
+                    accept: Iterable[str] = HTML_TYPES) -> Page:
+        """Fetch with retries. Network failures come back as a Page with `error` set, never raised."""
+        throttle = self.throttle(httpx.URL(url).host)
+        retry_after: list[float | None] = [None]
+
+        def wait(state) -> float:
+            backoff = wait_exponential(multiplier=0.5, max=10)(state)
+            return retry_after[0] if retry_after[0] is not None else backoff
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.settings.fetch_attempts),
+            wait=wait,
+            retry=retry_if_exception(lambda e: isinstance(e, _Transient)),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    async with throttle:
+                        page = await self._follow(url, validators, depth, tuple(accept))
+                    after = parse_retry_after(page.retry_after)
+                    throttle.record(page.status, after)
+                    if is_transient_status(page.status) or page.error in ("timeout", "connect"):
+                        retry_after[0] = min(after, 60.0) if after is not None else None
+                        raise _Transient(page, after)
+                    return page
+        except _Transient as exc:
+            return exc.page
+        raise AssertionError("unreachable")
+
+    async def _follow(self, url: str, validators: Validators | None, depth: int, accept: tuple[str, ...]) -> Page:
+        current = url
+        headers: dict[str, str] = {}
+        if validators and validators.etag:
+            headers["If-None-Match"] = validators.etag
+        if validators and validators.last_modified:
+            headers["If-Modified-Since"] = validators.last_modified
+        transferred = 0
+        for _hop in range(self.settings.max_redirects + 1):
+            try:
+                page = await self._get(current, url, headers, depth, accept)
+            except PrivateAddressError as exc:
+                return Page(url=url, final_url=current, status=0, error="private", depth=depth,
+                            detail=str(exc))
+            transferred += page.bytes_transferred
+            if page.status in (301, 302, 303, 307, 308) and page.error is None:
+                if not page.location:
+                    return replace(page, error="redirect_without_location", bytes_transferred=transferred)
+                nxt = str(httpx.URL(current).join(page.location))
+                if not self.in_scope(nxt):
+                    return replace(page, final_url=nxt, error="offsite_redirect", bytes_transferred=transferred)
+                current = nxt
+                continue
+            return replace(page, bytes_transferred=transferred)
+        return Page(url=url, final_url=current, status=0, error="too_many_redirects", depth=depth,
+                    bytes_transferred=transferred)
+
+    async def _get(self, current: str, original: str, headers: dict[str, str], depth: int,
+                   accept: tuple[str, ...]) -> Page:
+        limit = self.settings.max_body_bytes
+        try:
+            async with self._client.stream("GET", current, headers=headers) as response:
+                base = dict(url=original, final_url=str(response.url), status=response.status_code,
+                            depth=depth, etag=response.headers.get("etag"),
+                            last_modified=response.headers.get("last-modified"),
+                            x_robots_tag=response.headers.get("x-robots-tag", ""))
+                if response.status_code in (301, 302, 303, 307, 308):
+                    return Page(**base, location=response.headers.get("location"))
+                if response.status_code in TRANSIENT_STATUSES or response.status_code in THROTTLE_STATUSES:
+                    return Page(**base, retry_after=response.headers.get("retry-after"))
+                ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+                if response.status_code == 200 and accept and ctype and ctype not in accept:
+                    return Page(**base, content_type=ctype, error="not_html")
+                declared = response.headers.get("content-length")
+                if declared and declared.isdigit() and int(declared) > limit:
+                    return Page(**base, content_type=ctype, error="too_large")
+                chunks: list[bytes] = []
+                size = 0
+                # aiter_bytes decodes gzip/br incrementally, so the limit also bounds
+                # decompression bombs.
+                async for piece in response.aiter_bytes():
+                    size += len(piece)
+                    if size > limit:
+                        return Page(**base, content_type=ctype, error="too_large")
+                    chunks.append(piece)
+                return Page(**base, content_type=ctype, body=b"".join(chunks),
+                            bytes_transferred=response.num_bytes_downloaded)
+        except httpx.TimeoutException:
+            return Page(url=original, final_url=current, status=0, error="timeout", depth=depth)
+        except PrivateAddressError:
+            raise
+        except httpx.ConnectError as exc:
+            kind = "tls" if _is_tls_error(exc) else ("dns" if "DNS lookup failed" in str(exc) else "connect")
+            return Page(url=original, final_url=current, status=0, error=kind, depth=depth, detail=str(exc))
+        except (httpx.HTTPError, httpcore.ProtocolError) as exc:
+            return Page(url=original, final_url=current, status=0, error="protocol", depth=depth,
+                        detail=str(exc))
+
+
+def _is_tls_error(exc: BaseException) -> bool:
+    text = repr(exc) + repr(exc.__cause__ or "")
+    return "SSL" in text or "CERTIFICATE" in text.upper()
+

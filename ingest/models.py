@@ -1,0 +1,133 @@
+"""Typed, immutable data passed between stages."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from ingest.problems import ProblemKind
+
+
+@dataclass(frozen=True)
+class Page:
+    """One fetch outcome. `body` is the decoded-transfer, undecoded-charset HTML bytes."""
+
+    url: str
+    final_url: str
+    status: int
+    content_type: str = ""
+    body: bytes = b""
+    etag: str | None = None
+    last_modified: str | None = None
+    x_robots_tag: str = ""
+    location: str | None = None
+    retry_after: str | None = None
+    error: str | None = None
+    detail: str = ""
+    depth: int = 0
+    bytes_transferred: int = 0
+
+    @property
+    def not_modified(self) -> bool:
+        return self.status == 304
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300 and self.error is None
+
+
+@dataclass(frozen=True)
+class Document:
+    """A page as Markdown. `chrome` is the header/footer text outside the main content."""
+
+    url: str
+    title: str
+    markdown: str
+    chrome: str = ""
+    lang: str = ""
+    links: tuple[str, ...] = ()
+    canonical: str | None = None
+    noindex: bool = False
+
+    @property
+    def text_chars(self) -> int:
+        return sum(len(line.strip()) for line in self.markdown.splitlines())
+
+
+@dataclass(frozen=True)
+class Chunk:
+    url: str
+    title: str
+    heading_path: tuple[str, ...]
+    body: str
+    position: int
+    tokens: int
+
+    @property
+    def heading(self) -> str:
+        return " > ".join(self.heading_path)
+
+    @property
+    def text(self) -> str:
+        """What gets embedded and returned: the heading path, then the body (R-7.1)."""
+        return f"{self.heading}\n\n{self.body}" if self.heading_path else self.body
+
+
+@dataclass(frozen=True)
+class KeyedChunk:
+    chunk: Chunk
+    fingerprint: str
+    point_id: str
+
+
+@dataclass(frozen=True)
+class EmbeddedChunk:
+    keyed: KeyedChunk
+    vector: list[float] = field(repr=False)
+
+
+class PagesReport(BaseModel):
+    discovered: int = 0
+    fetched: int = 0
+    skipped: dict[str, int] = Field(default_factory=dict)
+    empty: int = 0
+    not_modified: int = 0
+    failed: int = 0
+    status_counts: dict[str, int] = Field(default_factory=dict)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+
+class ChunksReport(BaseModel):
+    added: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    total: int = 0
+
+
+class EmbeddingReport(BaseModel):
+    model: str = ""
+    tokens: int = 0
+    calls: int = 0
+
+
+class TemplateReport(BaseModel):
+    template_lines: int = 0
+    chars_dropped: int = 0
+    chars_dropped_per_page: dict[str, int] = Field(default_factory=dict)
+
+
+class RunReport(BaseModel):
+    business: str
+    site: str
+    problem: ProblemKind | None = None
+    message: str = ""
+    pages: PagesReport = Field(default_factory=PagesReport)
+    chunks: ChunksReport = Field(default_factory=ChunksReport)
+    embedding: EmbeddingReport = Field(default_factory=EmbeddingReport)
+    templates: TemplateReport = Field(default_factory=TemplateReport)
+    bytes_transferred: int = 0
+    spend_usd: float = 0.0
+    seconds: float = 0.0
+    warnings: list[str] = Field(default_factory=list)

@@ -1,0 +1,308 @@
+"""The orchestrator: discover → fetch → extract → strip templates → chunk →
+fingerprint → embed → upsert, with an explicit reconciliation against the state.
+
+Order of writes: vectors are computed first (the store is untouched while we pay),
+then stale points are deleted, then new ones written (R-8.3), then the state.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from ingest import discover
+from ingest.chunk import chunk_document
+from ingest.embed import Embedder, make_embedder
+from ingest.extract import parse_html
+from ingest.fetch import Fetcher, Validators
+from ingest.fingerprint import key_chunks
+from ingest.intake import find_homepage
+from ingest.models import Document, KeyedChunk, Page, RunReport
+from ingest.problems import SiteProblem
+from ingest.rawstore import RawStore
+from ingest.settings import Settings, load_exclusions
+from ingest.state import StateStore
+from ingest.store import StoredPoint, open_store
+from ingest.templates import strip_templates
+from ingest.urls import Scope, site_host
+
+# R-2.7: a site with less readable text than this is a client-rendered shell.
+MIN_SITE_TEXT_CHARS = 300
+GONE_STATUSES = frozenset({404, 410})
+
+Progress = Callable[[str, int, int], None]
+
+
+def _no_progress(phase: str, done: int, total: int) -> None:
+    pass
+
+
+@dataclass
+class CrawlResult:
+    documents: list[Document] = field(default_factory=list)
+    gone: set[str] = field(default_factory=set)
+    pages_seen: dict[str, tuple[Page, str | None, str]] = field(default_factory=dict)
+
+
+def run(site: str, settings: Settings, business: str | None = None, max_pages: int | None = None,
+        progress: Progress = _no_progress) -> RunReport:
+    """Ingest or resync one site. Site problems come back in the report, never raised."""
+    started = time.monotonic()
+    report = RunReport(business=business or "", site=site)
+    try:
+        asyncio.run(_run(site, settings, business, max_pages, report, progress))
+    except SiteProblem as problem:
+        report.problem = problem.kind
+        report.message = problem.message
+    report.seconds = round(time.monotonic() - started, 3)
+    return report
+
+
+async def _run(site: str, settings: Settings, business: str | None, max_pages: int | None,
+               report: RunReport, progress: Progress) -> None:
+    exclusions = load_exclusions()
+    async with Fetcher(settings) as intake_fetcher:
+        homepage = await find_homepage(site, intake_fetcher)
+    parts = urlsplit(homepage.final_url)
+    root = f"{parts.scheme}://{parts.netloc}/"
+    scope = Scope.from_config(root, exclusions)
+    report.business = business = business or site_host(parts.hostname or site)
+    report.site = scope.site if parts.port is None else f"{scope.site}:{parts.port}"
+
+    state = StateStore(settings.state_path)
+    run_id = None
+    try:
+        source_id = state.ensure_source(business, report.site)
+        state.set_source(source_id, root_url=root)
+        run_id = state.start_run(business, source_id)
+        crawl = await _crawl(scope, homepage, settings, state, source_id, max_pages or settings.max_pages,
+                             report, progress)
+        _index(crawl, business, source_id, homepage.url, settings, state, report, progress)
+        state.set_source(source_id, status="ok", last_run_id=run_id)
+    except SiteProblem as problem:
+        report.problem, report.message = problem.kind, problem.message
+        raise
+    finally:
+        if run_id is not None:
+            report.seconds = round(report.seconds, 3)
+            state.finish_run(run_id, report.problem, report.model_dump())
+        state.close()
+
+
+async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateStore, source_id: int,
+                 max_pages: int, report: RunReport, progress: Progress) -> CrawlResult:
+    raw = RawStore(settings.raw_dir)
+    known = state.pages(source_id)
+    result = CrawlResult()
+    async with Fetcher(settings, in_scope=lambda url: scope.in_site(scope.normalize(url) or "")) as fetcher:
+        robots = await _robots(fetcher, scope, settings)
+        frontier = discover.Frontier(scope, max_pages, settings.max_depth, robots, settings.user_agent)
+        delay = robots.crawl_delay(settings.user_agent) if robots else None
+        if delay:
+            fetcher.set_crawl_delay(urlsplit(scope.root).hostname or "", float(delay))
+        frontier.add(homepage.url, 0)
+        sitemap_urls = await _sitemap_urls(fetcher, scope, robots)
+        for url in sitemap_urls:
+            frontier.add(url, 1)
+        for url in known:  # pages we hold chunks for are re-checked even if no longer linked
+            frontier.add(url, 1)
+        bodies_seen: dict[str, str] = {}
+        active = done = 0
+        wake = asyncio.Event()
+
+        async def handle(url: str, depth: int) -> None:
+            stored = known.get(url)
+            validators = Validators(stored.etag, stored.last_modified) if stored and stored.raw_sha256 else None
+            page = homepage if url == homepage.url and validators is None else await fetcher.fetch(url, validators, depth)
+            report.bytes_transferred += page.bytes_transferred
+            status_key = str(page.status) if page.status else (page.error or "error")
+            report.pages.status_counts[status_key] = report.pages.status_counts.get(status_key, 0) + 1
+            final = scope.normalize(page.final_url) or url
+            if page.not_modified and stored:
+                body = raw.get(stored.raw_sha256 or "")
+                if body is None:  # raw copy lost: fetch again without validators
+                    page = await fetcher.fetch(url, None, depth)
+                    report.bytes_transferred += page.bytes_transferred
+                else:
+                    report.pages.not_modified += 1
+                    _accept(url, page, body, stored.raw_sha256, depth)
+                    return
+            if page.status in GONE_STATUSES:
+                result.gone.add(url)
+                report.pages.skip("gone")
+                return
+            if page.error in ("offsite_redirect", "not_html", "too_large"):
+                report.pages.skip(page.error)
+                return
+            if not page.ok:
+                report.pages.failed += 1
+                return
+            report.pages.fetched += 1
+            if final != url and final in frontier.seen and final in result.pages_seen:
+                report.pages.skip("duplicate")
+                return
+            digest = hashlib.sha256(page.body).hexdigest()
+            if digest in bodies_seen and bodies_seen[digest] != url:
+                report.pages.skip("duplicate")
+                return
+            bodies_seen[digest] = url
+            _accept(url, page, page.body, raw.put(page.body), depth)
+
+        def _accept(url: str, page: Page, body: bytes, digest: str | None, depth: int) -> None:
+            doc = parse_html(body, scope.normalize(page.final_url) or url)
+            doc = Document(**{**doc.__dict__, "url": url})
+            for link in doc.links:
+                frontier.add(link, depth + 1)
+            if doc.noindex or "noindex" in page.x_robots_tag.lower():
+                result.gone.add(url)
+                report.pages.skip("noindex")
+                return
+            canonical = scope.normalize(doc.canonical) if doc.canonical else None
+            if canonical and canonical != url and scope.in_site(canonical):
+                frontier.add(canonical, depth)
+                if canonical in frontier.seen:
+                    report.pages.skip("canonical_elsewhere")
+                    return
+            result.pages_seen[url] = (page, digest, doc.title)
+            result.documents.append(doc)
+
+        async def worker() -> None:
+            nonlocal active, done
+            while True:
+                item = frontier.next()
+                if item is None:
+                    if active == 0:
+                        wake.set()
+                        return
+                    wake.clear()
+                    await wake.wait()
+                    continue
+                active += 1
+                try:
+                    await handle(*item)
+                finally:
+                    active -= 1
+                    done += 1
+                    wake.set()
+                    progress("fetch", done, frontier.admitted + len(frontier))
+
+        await asyncio.gather(*(worker() for _ in range(settings.concurrency_max)))
+        for reason, count in frontier.skipped.items():
+            report.pages.skipped[reason] = report.pages.skipped.get(reason, 0) + count
+        report.pages.discovered = len(frontier.seen)
+    for url, (page, digest, title) in result.pages_seen.items():
+        state.save_page(source_id, url, page.status if not page.not_modified else 200,
+                        page.etag, page.last_modified, digest, title)
+    return result
+
+
+async def _robots(fetcher: Fetcher, scope: Scope, settings: Settings):
+    page = await fetcher.fetch(scope.root + "robots.txt", accept=("text/plain",))
+    if page.ok and page.status == 200:
+        return discover.parse_robots(page.body.decode("utf-8", "replace"))
+    return None
+
+
+async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots) -> list[str]:
+    queue = list(robots.sitemaps) if robots else []
+    queue.append(scope.root + "sitemap.xml")
+    seen: set[str] = set()
+    pages: list[str] = []
+    depth = {url: 0 for url in queue}
+    while queue and len(seen) < discover.MAX_SITEMAP_FILES:
+        url = scope.normalize(queue.pop(0))
+        if not url or url in seen or not scope.in_site(url):
+            continue
+        seen.add(url)
+        page = await fetcher.fetch(url, accept=())
+        if not (page.ok and page.status == 200):
+            continue
+        sitemap = discover.parse_sitemap(page.body)
+        pages.extend(entry.url for entry in sitemap.pages)
+        for child in sitemap.children:
+            if depth.get(url, 0) < discover.MAX_SITEMAP_DEPTH:
+                depth[child] = depth.get(url, 0) + 1
+                queue.append(child)
+    return pages
+
+
+def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str, settings: Settings,
+           state: StateStore, report: RunReport, progress: Progress) -> None:
+    documents = crawl.documents
+    report.pages.empty = sum(1 for d in documents if d.text_chars == 0)
+    if sum(d.text_chars for d in documents) < MIN_SITE_TEXT_CHARS:
+        raise SiteProblem("empty", f"{sum(d.text_chars for d in documents)} characters of text on {len(documents)} pages")
+    stripped = strip_templates(documents, homepage_url)
+    report.templates = stripped.report
+    all_docs = list(stripped.documents) + ([stripped.site_document] if stripped.site_document else [])
+
+    embedder = make_embedder(settings)
+    report.embedding.model = embedder.model
+    keyed: list[KeyedChunk] = []
+    for doc in all_docs:
+        keyed.extend(key_chunks(chunk_document(doc, embedder.chunk_tokens), business, embedder.id))
+    processed_urls = {d.url for d in all_docs}
+
+    stored = state.chunks(source_id)
+    new_by_id = {k.point_id: k for k in keyed}
+    stale = [pid for pid, c in stored.items() if (c.url in processed_urls and pid not in new_by_id) or c.url in crawl.gone]
+    to_add = [k for pid, k in new_by_id.items() if pid not in stored]
+    report.chunks.unchanged = sum(1 for pid in new_by_id if pid in stored)
+
+    vectors = _embed(embedder, to_add, report, progress)
+    store = open_store(settings, embedder.id, embedder.dimensions)
+    try:
+        store.delete(stale)
+        state.delete_chunks(stale)
+        report.chunks.deleted = len(stale)
+        points = [StoredPoint(k.point_id, v, _payload(k, business, embedder.id)) for k, v in zip(to_add, vectors)]
+        for start in range(0, len(points), 256):
+            batch = points[start:start + 256]
+            store.upsert(batch)
+            state.add_chunks(source_id, [(p.id, k.chunk.url, k.fingerprint, k.chunk.heading, k.chunk.position,
+                                          k.chunk.tokens, embedder.id) for p, k in zip(batch, to_add[start:start + 256])])
+        report.chunks.added = len(points)
+        for url in crawl.gone:
+            state.delete_page(source_id, url)
+        state.set_embedder(business, embedder.id)
+        _verify(store, state, business, report)
+    finally:
+        store.close()
+
+
+def _embed(embedder: Embedder, to_add: list[KeyedChunk], report: RunReport, progress: Progress) -> list[list[float]]:
+    vectors: list[list[float]] = []
+    batch = 64
+    for start in range(0, len(to_add), batch):
+        result = embedder.embed_documents([k.chunk.text for k in to_add[start:start + batch]])
+        vectors.extend(result.vectors)
+        report.embedding.tokens += result.tokens
+        report.embedding.calls += result.calls
+        report.spend_usd = round(report.spend_usd + result.cost_usd, 6)
+        progress("embed", min(start + batch, len(to_add)), len(to_add))
+    return vectors
+
+
+def _payload(keyed: KeyedChunk, business: str, embedder_id: str) -> dict:
+    chunk = keyed.chunk
+    return {"business": business, "url": chunk.url, "title": chunk.title, "heading_path": chunk.heading,
+            "text": chunk.text, "position": chunk.position, "fingerprint": keyed.fingerprint, "embedder": embedder_id}
+
+
+def _verify(store, state: StateStore, business: str, report: RunReport) -> None:
+    """The store and the state must agree; a mismatch is repaired where safe and reported."""
+    in_store = store.point_ids(business)
+    in_state = state.chunk_ids(business)
+    orphans = in_store - in_state
+    if orphans:
+        store.delete(sorted(orphans))
+        report.warnings.append(f"removed {len(orphans)} points found in the vector store but not in the state")
+    missing = in_state - in_store
+    if missing:
+        state.delete_chunks(sorted(missing))
+        report.warnings.append(f"{len(missing)} chunks recorded in the state were missing from the vector store; "
+                               "they will be re-embedded on the next run")
+    report.chunks.total = state.chunk_count(business)

@@ -1,0 +1,112 @@
+"""Settings: one object, read when a job starts (R-10.3), never at import time.
+
+Precedence: explicit overrides > environment (`SITEKB_*`) > `.env` >
+`config/defaults.toml`. `OPENAI_API_KEY` is read without the prefix, as users
+already have it set.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+REPO_CONFIG_DIR = Path(__file__).resolve().parent.parent / "config"
+
+
+def config_dir() -> Path:
+    return Path(os.environ.get("SITEKB_CONFIG_DIR") or REPO_CONFIG_DIR)
+
+
+class SettingsError(ValueError):
+    """A setting has a value we cannot use; the message names it."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="SITEKB_", env_file=".env", extra="ignore", populate_by_name=True
+    )
+
+    data_dir: Path = Path("./data")
+    allow_private_hosts: bool = False
+    user_agent: str = "sitekb/0.1"
+
+    max_pages: int = Field(500, ge=1)
+    max_depth: int = Field(5, ge=0)
+    request_timeout_s: float = Field(20.0, gt=0)
+    max_body_bytes: int = Field(5_000_000, ge=1024)
+    max_redirects: int = Field(5, ge=0)
+    concurrency_start: int = Field(2, ge=1)
+    concurrency_max: int = Field(4, ge=1)
+    fetch_attempts: int = Field(3, ge=1)
+
+    embedder: Literal["auto", "local", "openai"] = "auto"
+    openai_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("SITEKB_OPENAI_API_KEY", "OPENAI_API_KEY")
+    )
+    openai_base_url: str | None = Field(
+        None, validation_alias=AliasChoices("SITEKB_OPENAI_BASE_URL", "OPENAI_BASE_URL")
+    )
+    openai_model: str = "text-embedding-3-small"
+    openai_price_per_mtok: float = Field(0.02, ge=0)
+
+    qdrant_url: str = ""
+    qdrant_api_key: SecretStr | None = None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_dir() / "defaults.toml")
+        return init_settings, env_settings, dotenv_settings, toml
+
+    @property
+    def state_path(self) -> Path:
+        return self.data_dir / "state.sqlite3"
+
+    @property
+    def vectors_dir(self) -> Path:
+        return self.data_dir / "vectors"
+
+    @property
+    def raw_dir(self) -> Path:
+        return self.data_dir / "raw"
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read settings now. Raises SettingsError with the offending key named."""
+    try:
+        settings = Settings(**overrides)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise SettingsError(f"invalid setting ({problems})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{config_dir() / 'defaults.toml'} is not valid TOML: {exc}") from None
+    if settings.concurrency_max < settings.concurrency_start:
+        raise SettingsError("concurrency_max must be >= concurrency_start")
+    return settings
+
+
+def load_exclusions() -> dict:
+    path = config_dir() / "exclusions.toml"
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise SettingsError(f"cannot read exclusion list {path}: {exc}") from None

@@ -1,0 +1,217 @@
+"""Vector stores behind one small protocol.
+
+`EdgeStore` (default) runs Qdrant's engine in-process (qdrant-edge): HNSW, a
+keyword index on `business`, BM25 sparse vectors with IDF, RRF fusion. Measured
+here it answers filtered searches ~500× faster than qdrant-client's local mode
+(ENVIRONMENT.md). `QdrantServerStore` speaks to a Qdrant server (SITEKB_QDRANT_URL)
+with qdrant-client; tests run it in qdrant-client's local mode.
+
+One collection per embedder identity, so vectors of different models never mix.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import qdrant_edge as qe
+
+from ingest.settings import Settings
+
+DENSE = "dense"
+SPARSE = "bm25"
+# Multilingual sites: no English stemmer, accents folded so "habitacion" finds "habitación".
+_BM25 = qe.Bm25(qe.Bm25Config(ascii_folding=True, stemmer=qe.DisabledStemmer()))
+RRF_K = 60
+
+
+class StoreError(RuntimeError):
+    """The vector store cannot be opened or used; the message says why."""
+
+
+@dataclass(frozen=True)
+class StoredPoint:
+    id: str
+    vector: list[float] = field(repr=False)
+    payload: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return self.payload.get("text", "")
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    score: float
+    payload: dict[str, Any]
+
+
+def sparse_terms(text: str, query: bool = False) -> tuple[list[int], list[float]]:
+    vector = _BM25.embed_query(text) if query else _BM25.embed_document(text)
+    return list(vector.indices), list(vector.values)
+
+
+def collection_name(embedder_id: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", embedder_id.lower()).strip("-")[:40]
+    return f"sitekb-{slug}-{hashlib.sha1(embedder_id.encode()).hexdigest()[:8]}"
+
+
+class VectorStore(Protocol):
+    def upsert(self, points: list[StoredPoint]) -> None: ...
+
+    def delete(self, ids: list[str]) -> None: ...
+
+    def count(self, business: str) -> int: ...
+
+    def point_ids(self, business: str) -> set[str]: ...
+
+    def search(self, business: str, vector: list[float], text: str, limit: int) -> list[Hit]: ...
+
+    def close(self) -> None: ...
+
+
+def _business_filter(business: str) -> qe.Filter:
+    return qe.Filter(must=[qe.FieldCondition(key="business", match=qe.MatchValue(business))])
+
+
+class EdgeStore:
+    def __init__(self, path: Path, dimensions: int) -> None:
+        self.path = path
+        config = qe.EdgeConfig(
+            vectors={DENSE: qe.EdgeVectorParams(size=dimensions, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        )
+        try:
+            if (path / "segments").exists() or any(path.glob("*")):
+                self._shard = qe.EdgeShard.load(str(path), config)
+            else:
+                path.mkdir(parents=True, exist_ok=True)
+                self._shard = qe.EdgeShard.create(str(path), config)
+                self._shard.update(qe.UpdateOperation.create_field_index("business", qe.PayloadSchemaType.Keyword))
+                self._shard.update(qe.UpdateOperation.create_field_index("url", qe.PayloadSchemaType.Keyword))
+        except Exception as exc:  # the engine reports lock and format errors as plain exceptions
+            if "WouldBlock" in str(exc) or "lock" in str(exc).lower():
+                raise StoreError(f"the vector store at {path} is in use by another sitekb process "
+                                 "(embedded stores admit one process per data folder)") from None
+            raise StoreError(f"cannot open the vector store at {path}: {exc}") from None
+
+    def upsert(self, points: list[StoredPoint]) -> None:
+        if not points:
+            return
+        batch = []
+        for p in points:
+            indices, values = sparse_terms(p.text)
+            batch.append(qe.Point(p.id, {DENSE: p.vector, SPARSE: qe.SparseVector(indices, values)}, p.payload))
+        self._shard.update(qe.UpdateOperation.upsert_points(batch))
+        self._shard.flush()
+
+    def delete(self, ids: list[str]) -> None:
+        if ids:
+            self._shard.update(qe.UpdateOperation.delete_points(list(ids)))
+            self._shard.flush()
+
+    def count(self, business: str) -> int:
+        return self._shard.count(qe.CountRequest(exact=True, filter=_business_filter(business)))
+
+    def point_ids(self, business: str) -> set[str]:
+        ids: set[str] = set()
+        offset = None
+        while True:
+            records, offset = self._shard.scroll(qe.ScrollRequest(
+                offset=offset, limit=1000, filter=_business_filter(business), with_payload=False))
+            ids.update(str(r.id) for r in records)
+            if offset is None:
+                return ids
+
+    def search(self, business: str, vector: list[float], text: str, limit: int) -> list[Hit]:
+        flt = _business_filter(business)
+        indices, values = sparse_terms(text, query=True)
+        prefetches = [qe.Prefetch(limit=limit * 4, query=qe.Query.Nearest(vector, using=DENSE), filter=flt)]
+        if indices:
+            prefetches.append(qe.Prefetch(limit=limit * 4, filter=flt,
+                                          query=qe.Query.Nearest(qe.SparseVector(indices, values), using=SPARSE)))
+        results = self._shard.query(qe.QueryRequest(limit=limit, prefetches=prefetches, query=qe.Fusion.Rrf(k=RRF_K),
+                                                    filter=flt, with_payload=True))
+        return [Hit(id=str(r.id), score=float(r.score), payload=dict(r.payload or {})) for r in results]
+
+    def close(self) -> None:
+        self._shard.close()
+
+
+class QdrantServerStore:
+    """The same store on a Qdrant server (or qdrant-client's local mode, for tests)."""
+
+    def __init__(self, client: Any, collection: str, dimensions: int) -> None:
+        from qdrant_client import models
+
+        self._m = models
+        self._client = client
+        self.collection = collection
+        if not client.collection_exists(collection):
+            client.create_collection(
+                collection,
+                vectors_config={DENSE: models.VectorParams(size=dimensions, distance=models.Distance.COSINE)},
+                sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            )
+            for key in ("business", "url"):
+                client.create_payload_index(collection, key, models.PayloadSchemaType.KEYWORD)
+
+    def _filter(self, business: str):
+        m = self._m
+        return m.Filter(must=[m.FieldCondition(key="business", match=m.MatchValue(value=business))])
+
+    def upsert(self, points: list[StoredPoint]) -> None:
+        if not points:
+            return
+        m = self._m
+        batch = []
+        for p in points:
+            indices, values = sparse_terms(p.text)
+            batch.append(m.PointStruct(id=p.id, payload=p.payload, vector={
+                DENSE: p.vector, SPARSE: m.SparseVector(indices=indices, values=values)}))
+        self._client.upsert(self.collection, batch, wait=True)
+
+    def delete(self, ids: list[str]) -> None:
+        if ids:
+            self._client.delete(self.collection, self._m.PointIdsList(points=list(ids)), wait=True)
+
+    def count(self, business: str) -> int:
+        return self._client.count(self.collection, count_filter=self._filter(business), exact=True).count
+
+    def point_ids(self, business: str) -> set[str]:
+        ids: set[str] = set()
+        offset = None
+        while True:
+            records, offset = self._client.scroll(self.collection, scroll_filter=self._filter(business), limit=1000,
+                                                  offset=offset, with_payload=False, with_vectors=False)
+            ids.update(str(r.id) for r in records)
+            if offset is None:
+                return ids
+
+    def search(self, business: str, vector: list[float], text: str, limit: int) -> list[Hit]:
+        m = self._m
+        flt = self._filter(business)
+        indices, values = sparse_terms(text, query=True)
+        prefetch = [m.Prefetch(query=vector, using=DENSE, limit=limit * 4, filter=flt)]
+        if indices:
+            prefetch.append(m.Prefetch(query=m.SparseVector(indices=indices, values=values), using=SPARSE,
+                                       limit=limit * 4, filter=flt))
+        response = self._client.query_points(self.collection, prefetch=prefetch, query=m.FusionQuery(fusion=m.Fusion.RRF),
+                                             query_filter=flt, limit=limit, with_payload=True)
+        return [Hit(id=str(p.id), score=float(p.score), payload=dict(p.payload or {})) for p in response.points]
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def open_store(settings: Settings, embedder_id: str, dimensions: int) -> VectorStore:
+    name = collection_name(embedder_id)
+    if settings.qdrant_url:
+        from qdrant_client import QdrantClient
+
+        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+        return QdrantServerStore(QdrantClient(url=settings.qdrant_url, api_key=key), name, dimensions)
+    return EdgeStore(settings.vectors_dir / name, dimensions)

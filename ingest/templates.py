@@ -1,0 +1,133 @@
+"""Site-level template stripping (R-6.1 … R-6.4).
+
+Statistical and language-free: a short line that appears verbatim on more than
+half of a site's pages (or of the pages sharing one language, R-6.1b) is
+template. It is dropped from every page and kept once in a site-wide document,
+so the phone number in the footer stays answerable (R-6.3).
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
+
+from ingest.models import Document, TemplateReport
+
+MAX_TEMPLATE_LINE_CHARS = 200
+# Below this many pages "more than half" means one or two pages: too little evidence. *ours*
+MIN_PAGES_FOR_TEMPLATE = 4
+# Safety valve (R-6.2): a page left with less own text than this keeps its lines,
+# judged on the text that remains, never on the share dropped. *ours*
+MIN_REMAINING_CHARS = 80
+TITLE_SEPARATORS = (" - ", " | ", " – ", " — ", " · ", " :: ", " » ")
+SITE_DOCUMENT_TITLE = "Site-wide information"
+# The site-wide document is stored under the homepage URL with this fragment.
+SITE_DOCUMENT_FRAGMENT = "#site-wide"
+
+
+@dataclass(frozen=True)
+class TemplateResult:
+    documents: list[Document]
+    site_document: Document | None
+    template_lines: frozenset[str]
+    report: TemplateReport
+
+
+def _candidate(line: str) -> str | None:
+    text = line.strip()
+    # Table rows stay: a repeated header row ("| Name | Price |") is what makes a table readable.
+    if not text or len(text) >= MAX_TEMPLATE_LINE_CHARS or text.startswith("|"):
+        return None
+    return text
+
+
+def _page_lines(doc: Document) -> set[str]:
+    lines = set()
+    for line in (doc.markdown + "\n" + doc.chrome).splitlines():
+        candidate = _candidate(line)
+        if candidate:
+            lines.add(candidate)
+    return lines
+
+
+def find_template_lines(documents: list[Document]) -> frozenset[str]:
+    """Lines present on more than half of all pages, or of the pages of one language."""
+    groups: dict[str, list[Document]] = defaultdict(list)
+    for doc in documents:
+        groups[doc.lang or ""].append(doc)
+    template: set[str] = set()
+    for group in [documents, *groups.values()] if len(groups) > 1 else [documents]:
+        if len(group) < MIN_PAGES_FOR_TEMPLATE:
+            continue
+        counts = Counter(line for doc in group for line in _page_lines(doc))
+        template.update(line for line, n in counts.items() if n * 2 > len(group))
+    return frozenset(template)
+
+
+def _common_title_suffix(documents: list[Document]) -> str | None:
+    counts: Counter[str] = Counter()
+    for doc in documents:
+        for sep in TITLE_SEPARATORS:
+            if sep in doc.title:
+                counts[sep + doc.title.rsplit(sep, 1)[1]] += 1
+    if not counts or len(documents) < MIN_PAGES_FOR_TEMPLATE:
+        return None
+    suffix, n = counts.most_common(1)[0]
+    return suffix if n * 2 > len(documents) else None
+
+
+def strip_templates(documents: list[Document], homepage_url: str | None = None) -> TemplateResult:
+    template = find_template_lines(documents)
+    suffix = _common_title_suffix(documents)
+    report = TemplateReport(template_lines=len(template))
+    stripped: list[Document] = []
+    for doc in documents:
+        kept, dropped_chars = [], 0
+        for line in doc.markdown.splitlines():
+            if line.strip() in template:
+                dropped_chars += len(line.strip())
+            else:
+                kept.append(line)
+        remaining = "\n".join(kept).strip()
+        if dropped_chars and sum(len(l.strip()) for l in kept) < MIN_REMAINING_CHARS:
+            remaining, dropped_chars = doc.markdown, 0
+        title = doc.title
+        if suffix and title.endswith(suffix) and len(title) > len(suffix):
+            title = title[: -len(suffix)].strip()
+        report.chars_dropped += dropped_chars
+        if dropped_chars:
+            report.chars_dropped_per_page[doc.url] = dropped_chars
+        stripped.append(replace(doc, markdown=_collapse_blank_lines(remaining), title=title))
+    site_document = _site_document(documents, template, homepage_url, suffix)
+    return TemplateResult(stripped, site_document, template, report)
+
+
+def _site_document(documents: list[Document], template: frozenset[str], homepage_url: str | None,
+                   suffix: str | None) -> Document | None:
+    """The template read once, from the homepage: header/footer facts in page order."""
+    if not documents:
+        return None
+    home = next((d for d in documents if d.url == homepage_url), documents[0])
+    seen: set[str] = set()
+    lines: list[str] = []
+    for line in (home.chrome + "\n\n" + home.markdown).splitlines():
+        text = line.strip()
+        if not text or text in seen:
+            continue
+        in_chrome_only = not template and text in home.chrome
+        if text in template or in_chrome_only:
+            seen.add(text)
+            lines.append(text)
+    if not lines:
+        return None
+    site_name = suffix.strip(" -|–—·:»") if suffix else home.title
+    return Document(url=home.url + SITE_DOCUMENT_FRAGMENT, title=f"{site_name} – {SITE_DOCUMENT_TITLE}" if site_name else SITE_DOCUMENT_TITLE,
+                    markdown="\n".join(lines), lang=home.lang)
+
+
+def _collapse_blank_lines(text: str) -> str:
+    out: list[str] = []
+    for line in text.splitlines():
+        if not line.strip() and out and not out[-1].strip():
+            continue
+        out.append(line)
+    return "\n".join(out).strip()

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Serve a static site folder on 127.0.0.1 like a real web server, for the demo and tests.
+
+    python scripts/serve_site.py scripts/demo_site --rewrite www.harbourlight.example [--port 0]
+
+`/dir/` serves `dir/index.html`, `/dir` answers 301 to `/dir/`, missing files get the
+site's `404.html` with status 404, responses carry ETag/Last-Modified and conditional
+requests get 304. `--rewrite HOST` maps absolute links to the production host onto
+this server, the way a staging mirror behaves. Standard library only.
+"""
+from __future__ import annotations
+
+import argparse
+import email.utils
+import hashlib
+import mimetypes
+import posixpath
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+
+class StaticSite:
+    def __init__(self, root: str | Path, rewrite_hosts: tuple[str, ...] = (), port: int = 0) -> None:
+        self.root = Path(root).resolve()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.site = self  # type: ignore[attr-defined]
+        self.base = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._rewrites = [(f"{scheme}://{host}".encode(), self.base.encode())
+                          for host in rewrite_hosts for scheme in ("https", "http")]
+
+    def __enter__(self) -> "StaticSite":
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def serve_forever(self) -> None:
+        self._httpd.serve_forever()
+
+    def read(self, path: Path) -> bytes:
+        data = path.read_bytes()
+        if path.suffix in (".html", ".xml", ".txt"):
+            for old, new in self._rewrites:
+                data = data.replace(old, new)
+        return data
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        site: StaticSite = self.server.site  # type: ignore[attr-defined]
+        raw_path = urlsplit(self.path).path or "/"
+        rel = posixpath.normpath(unquote(raw_path)).lstrip("/")
+        target = (site.root / rel).resolve() if rel not in ("", ".") else site.root
+        if target != site.root and site.root not in target.parents:
+            return self._not_found(site)
+        if target.is_dir():
+            if not raw_path.endswith("/"):
+                return self._send(301, b"", headers={"Location": raw_path + "/"})
+            target = target / "index.html"
+        if not target.is_file():
+            return self._not_found(site)
+        body = site.read(target)
+        etag = '"' + hashlib.sha1(body).hexdigest()[:16] + '"'
+        mtime = target.stat().st_mtime
+        headers = {"ETag": etag, "Last-Modified": email.utils.formatdate(mtime, usegmt=True)}
+        if self.headers.get("If-None-Match") == etag:
+            return self._send(304, b"", headers=headers)
+        ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if ctype.startswith("text/") or ctype.endswith("xml"):
+            ctype += "; charset=utf-8"
+        self._send(200, body, ctype, headers)
+
+    def _not_found(self, site: StaticSite) -> None:
+        page = site.root / "404.html"
+        self._send(404, site.read(page) if page.is_file() else b"<h1>Not found</h1>")
+
+    def _send(self, status: int, body: bytes, ctype: str = "text/html; charset=utf-8", headers=None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        if status != 304:
+            self.wfile.write(body)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site_dir")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--rewrite", action="append", default=[], metavar="HOST")
+    args = parser.parse_args()
+    site = StaticSite(args.site_dir, tuple(args.rewrite), args.port)
+    print(f"serving {args.site_dir} at {site.base}", flush=True)
+    try:
+        site.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

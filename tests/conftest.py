@@ -1,0 +1,56 @@
+"""Shared fixtures: settings in a temporary data dir, and real HTTP servers on 127.0.0.1."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from ingest.settings import Settings, load_settings
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+HANDBOOK = SHARED / "corpora" / "sites" / "handbook"
+VECTORS = SHARED / "corpora" / "vectors"
+DEMO_SITE = REPO / "scripts" / "demo_site"
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(REPO / "scripts"))
+from serve_site import StaticSite  # noqa: E402
+
+
+def shared_static_site():
+    """The shared corpora's server (real validators, 304, the site's 404 page)."""
+    path = SHARED / "tools" / "serve_site.py"
+    if not path.exists():
+        raise RuntimeError(f"{path} is missing: tests need ../shared beside the repository")
+    spec = importlib.util.spec_from_file_location("shared_serve_site", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.StaticSite
+
+
+@pytest.fixture
+def settings(tmp_path, monkeypatch) -> Settings:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "true")
+    return load_settings()
+
+
+@pytest.fixture
+def demo_site():
+    with StaticSite(DEMO_SITE, rewrite_hosts=("www.harbourlight.example", "harbourlight.example")) as site:
+        yield site
+
+
+@pytest.fixture
+def site_dir_server(tmp_path):
+    """Serve a folder the test writes (and may change between runs)."""
+    root = tmp_path / "site"
+    root.mkdir()
+    with StaticSite(root) as site:
+        site.root_dir = root
+        yield site

@@ -1,0 +1,47 @@
+from ingest.chunk import chunk_document
+from ingest.models import Document
+from ingest.tokens import count_tokens
+
+
+def _doc(markdown, title="Prices"):
+    return Document(url="https://a.com/prices/", title=title, markdown=markdown)
+
+
+def test_heading_paths_page_h1_h2():
+    doc = _doc("# Our rooms\n\nIntro text.\n\n## Single room\n\nOne bed.\n\n### Extras\n\nTea.\n\n## Double\n\nTwo beds.")
+    chunks = chunk_document(doc, 200)
+    paths = [c.heading_path for c in chunks]
+    assert ("Prices", "Our rooms") in paths and ("Prices", "Our rooms", "Single room") in paths
+    single = next(c for c in chunks if c.heading_path[-1] == "Single room")
+    assert single.text.startswith("Prices > Our rooms > Single room\n\n")
+    assert "### Extras" in single.body  # H3 stays in the body of its H2 section
+    assert [c.position for c in chunks] == list(range(len(chunks)))
+
+
+def test_title_equal_to_h1_is_not_repeated():
+    chunks = chunk_document(_doc("# Prices\n\nText.", title="Prices"), 200)
+    assert chunks[0].heading_path == ("Prices",)
+
+
+def test_every_chunk_fits_the_budget():
+    paragraph = " ".join(f"Sentence number {i} says something about the sea." for i in range(200))
+    chunks = chunk_document(_doc(f"# Long\n\n{paragraph}"), 120)
+    assert len(chunks) > 5
+    assert all(c.tokens <= 120 and c.tokens == count_tokens(c.text) for c in chunks)
+
+
+def test_long_table_is_split_by_rows_with_header_repeated():
+    rows = "\n".join(f"| Room {i} | {100 + i} GBP |" for i in range(80))
+    doc = _doc(f"# Prices\n\n| Room | Price |\n| --- | --- |\n{rows}")
+    chunks = chunk_document(doc, 150)
+    assert len(chunks) > 2
+    for chunk in chunks:
+        assert chunk.body.startswith("| Room | Price |\n| --- | --- |\n| Room ")
+    body_rows = [line for c in chunks for line in c.body.splitlines()[2:]]
+    assert body_rows == rows.splitlines()  # every row once, in order
+
+
+def test_a_list_that_fits_stays_whole():
+    items = "\n".join(f"- Item {i}" for i in range(10))
+    chunks = chunk_document(_doc(f"# Menu\n\nBefore.\n\n{items}\n\nAfter."), 200)
+    assert len(chunks) == 1 and items in chunks[0].body

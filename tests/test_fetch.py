@@ -1,0 +1,130 @@
+import asyncio
+import email.utils
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from ingest.fetch import Fetcher, HostThrottle, is_public_address, is_transient_status, parse_retry_after
+from ingest.settings import load_settings
+
+
+@pytest.mark.parametrize("ip, public", [
+    ("8.8.8.8", True), ("2606:4700::1111", True),
+    ("127.0.0.1", False), ("10.1.2.3", False), ("172.16.0.1", False), ("192.168.1.1", False),
+    ("169.254.169.254", False), ("100.64.0.1", False), ("224.0.0.1", False), ("0.0.0.0", False),
+    ("::1", False), ("fe80::1", False), ("fc00::1", False), ("::ffff:127.0.0.1", False), ("::ffff:10.0.0.1", False),
+])
+def test_public_address_classification(ip, public):
+    assert is_public_address(ip) is public
+
+
+@pytest.mark.parametrize("status, transient", [
+    (408, True), (429, True), (500, True), (502, True), (503, True), (504, True),
+    (400, False), (401, False), (403, False), (404, False), (410, False), (501, False),
+])
+def test_transient_statuses_are_listed_not_guessed(status, transient):
+    assert is_transient_status(status) is transient
+
+
+def test_retry_after_in_both_forms():
+    now = time.time()
+    assert parse_retry_after("120") == 120
+    assert parse_retry_after(email.utils.formatdate(now + 30, usegmt=True), now=now) == pytest.approx(30, abs=1)
+    assert parse_retry_after("soon") is None
+
+
+def test_throttle_drops_to_one_on_pushback_and_rises_after_clean_runs():
+    throttle = HostThrottle(start=2, ceiling=4)
+    for _ in range(10):
+        throttle.record(200, None)
+    assert throttle.limit == 3
+    throttle.record(429, None)
+    assert throttle.limit == 1
+
+
+class _Scripted(BaseHTTPRequestHandler):
+    """Answers from a script of (status, headers, body) per path; counts hits."""
+
+    routes: dict = {}
+    hits: dict = {}
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        self.hits[self.path] = self.hits.get(self.path, 0) + 1
+        script = self.routes.get(self.path, [(404, {}, b"missing")])
+        status, headers, body = script[min(self.hits[self.path], len(script)) - 1]
+        self.send_response(status)
+        headers = {"Content-Type": "text/html", **headers}
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def scripted():
+    handler = type("H", (_Scripted,), {"routes": {}, "hits": {}})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    handler.base = f"http://127.0.0.1:{server.server_address[1]}"
+    yield handler
+    server.shutdown()
+    server.server_close()
+
+
+def _fetch(settings, url, **kwargs):
+    async def go():
+        async with Fetcher(settings, **kwargs) as fetcher:
+            return await fetcher.fetch(url)
+    return asyncio.run(go())
+
+
+def test_private_hosts_are_refused_by_default(scripted, monkeypatch, tmp_path):
+    monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("SITEKB_ALLOW_PRIVATE_HOSTS", raising=False)
+    scripted.routes["/"] = [(200, {}, b"<p>hi</p>")]
+    page = _fetch(load_settings(), scripted.base + "/")
+    assert page.error == "private"
+    assert scripted.hits == {}  # refused before any byte was sent
+
+
+def test_ipv4_mapped_ipv6_loopback_is_refused(scripted, monkeypatch, tmp_path):
+    """An IPv4-mapped IPv6 spelling of 127.0.0.1 is still loopback."""
+    monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "false")
+    page = _fetch(load_settings(), "http://[::ffff:127.0.0.1]:1/")
+    assert page.error == "private"
+
+
+def test_transient_errors_are_retried_then_succeed(scripted, settings):
+    scripted.routes["/flaky"] = [(503, {"Retry-After": "0"}, b""), (200, {}, b"<p>ok</p>")]
+    page = _fetch(settings, scripted.base + "/flaky")
+    assert page.status == 200 and page.body == b"<p>ok</p>"
+    assert scripted.hits["/flaky"] == 2
+
+
+def test_permanent_errors_are_not_retried(scripted, settings):
+    scripted.routes["/gone"] = [(404, {}, b"no")]
+    page = _fetch(settings, scripted.base + "/gone")
+    assert page.status == 404
+    assert scripted.hits["/gone"] == 1
+
+
+def test_offsite_redirect_is_not_followed(scripted, settings):
+    scripted.routes["/auth/google"] = [(302, {"Location": "https://accounts.google.com/terms"}, b"")]
+    page = _fetch(settings, scripted.base + "/auth/google", in_scope=lambda url: url.startswith(scripted.base))
+    assert page.error == "offsite_redirect"
+
+
+def test_body_limit_and_content_type(scripted, settings, monkeypatch):
+    monkeypatch.setenv("SITEKB_MAX_BODY_BYTES", "2048")
+    small = load_settings()
+    scripted.routes["/big"] = [(200, {}, b"x" * 5000)]
+    scripted.routes["/pdf"] = [(200, {"Content-Type": "application/pdf"}, b"%PDF")]
+    assert _fetch(small, scripted.base + "/big").error == "too_large"
+    assert _fetch(settings, scripted.base + "/pdf").error == "not_html"

@@ -1,0 +1,54 @@
+"""One contract, every VectorStore that can run here."""
+import pytest
+
+from ingest.store import EdgeStore, QdrantServerStore, StoredPoint
+
+
+@pytest.fixture(params=["edge", "qdrant-client"])
+def store(request, tmp_path):
+    if request.param == "edge":
+        s = EdgeStore(tmp_path / "edge", dimensions=3)
+    else:
+        from qdrant_client import QdrantClient
+
+        s = QdrantServerStore(QdrantClient(":memory:"), "test", dimensions=3)
+    yield s
+    s.close()
+
+
+def _point(i, business, text, vector):
+    return StoredPoint(f"00000000-0000-0000-0000-{i:012d}", vector, {"business": business, "text": text, "url": f"u{i}"})
+
+
+def test_upsert_count_search_delete(store):
+    store.upsert([
+        _point(1, "a", "single room costs 85 pounds", [1, 0, 0]),
+        _point(2, "a", "call us on +44 1736 555 0199", [0, 1, 0]),
+        _point(3, "b", "single room costs 85 pounds", [1, 0, 0]),
+    ])
+    assert store.count("a") == 2 and store.count("b") == 1
+    hits = store.search("a", [1, 0, 0], "single room", 5)
+    assert hits[0].payload["text"] == "single room costs 85 pounds"
+    assert {h.payload["business"] for h in hits} == {"a"}
+    lexical = store.search("a", [0.0, 0.0, 1.0], "555 0199", 1)  # dense is useless here; BM25 finds it
+    assert lexical[0].payload["url"] == "u2"
+    store.delete([_point(1, "a", "", [0, 0, 1]).id])
+    assert store.point_ids("a") == {_point(2, "a", "", [0, 0, 1]).id}
+
+
+def test_upsert_is_idempotent(store):
+    point = _point(7, "a", "text", [0, 0, 1])
+    store.upsert([point])
+    store.upsert([point])
+    assert store.count("a") == 1
+
+
+def test_edge_store_reopens_with_its_data(tmp_path):
+    s = EdgeStore(tmp_path / "edge", dimensions=3)
+    s.upsert([_point(1, "a", "persisted", [1, 0, 0])])
+    s.close()
+    again = EdgeStore(tmp_path / "edge", dimensions=3)
+    try:
+        assert again.count("a") == 1
+    finally:
+        again.close()

@@ -1,0 +1,70 @@
+from ingest.models import Document
+from ingest.templates import MIN_REMAINING_CHARS, SITE_DOCUMENT_FRAGMENT, find_template_lines, strip_templates
+
+NAV = "- Home\n- Rooms\n- Prices\n- Contact"
+FOOTER = "12 Quay Street, Porthkerris\nPhone +44 1736 555 0199"
+
+
+def _doc(i, body, lang="en", title=None):
+    return Document(url=f"https://a.com/p{i}/", title=title or f"Page {i} | Harbour Light",
+                    markdown=f"{NAV}\n\n{body}\n\n{FOOTER}", chrome="", lang=lang)
+
+
+def _site(n=6):
+    return [_doc(i, f"# Page {i}\n\nUnique text number {i} about the guesthouse and its many rooms by the sea, "
+                    f"written for page {i} only, long enough to count as real content.") for i in range(n)]
+
+
+def test_lines_on_more_than_half_of_pages_are_dropped_everywhere():
+    docs = _site()
+    result = strip_templates(docs, docs[0].url)
+    for doc in result.documents:
+        assert "- Home" not in doc.markdown and "555 0199" not in doc.markdown
+        assert "Unique text number" in doc.markdown
+    assert result.report.chars_dropped > 0 and len(result.report.chars_dropped_per_page) == 6
+
+
+def test_template_is_kept_once_in_a_site_wide_document():
+    docs = _site()
+    site_doc = strip_templates(docs, docs[0].url).site_document
+    assert site_doc is not None and site_doc.url.endswith(SITE_DOCUMENT_FRAGMENT)
+    assert "Phone +44 1736 555 0199" in site_doc.markdown and "12 Quay Street" in site_doc.markdown
+    assert site_doc.markdown.count("Phone +44") == 1
+
+
+def test_lines_on_half_or_fewer_pages_stay():
+    docs = _site(6)
+    docs = [d if i >= 3 else Document(**{**d.__dict__, "markdown": d.markdown + "\nShared by three"})
+            for i, d in enumerate(docs)]
+    assert "Shared by three" not in find_template_lines(docs)
+
+
+def test_common_title_suffix_is_removed():
+    result = strip_templates(_site(), None)
+    assert [d.title for d in result.documents][:2] == ["Page 0", "Page 1"]
+
+
+def test_safety_valve_is_about_remaining_text_not_ratio():
+    """A template-heavy page with real text left is stripped even though most of it drops
+    (a 60%-ratio rule would switch itself off here); a page left with almost nothing keeps its lines."""
+    docs = _site()
+    heavy_body = "# Heavy\n\nA short but real paragraph about breakfast served from eight until ten daily."
+    docs.append(_doc(9, heavy_body))
+    docs.append(_doc(10, "# Tiny"))
+    result = strip_templates(docs, None)
+    heavy = next(d for d in result.documents if d.url.endswith("/p9/"))
+    assert "- Home" not in heavy.markdown and "breakfast" in heavy.markdown
+    tiny = next(d for d in result.documents if d.url.endswith("/p10/"))
+    assert len(heavy_body) > MIN_REMAINING_CHARS and "- Home" in tiny.markdown
+
+
+def test_language_groups_find_each_languages_menu():
+    """A bilingual site: each menu is on half the pages overall, but on all pages of its language."""
+    docs = []
+    for i in range(4):
+        docs.append(Document(url=f"https://a.com/en/{i}", title="x", lang="en",
+                             markdown=f"- Home\n- Rooms\n\nEnglish page {i} with its own long text about the sea."))
+        docs.append(Document(url=f"https://a.com/de/{i}", title="x", lang="de",
+                             markdown=f"- Startseite\n- Zimmer\n\nDeutsche Seite {i} mit eigenem langen Text über das Meer."))
+    template = find_template_lines(docs)
+    assert {"- Home", "- Startseite"} <= template
