@@ -16,6 +16,7 @@ from ingest.tokens import count_tokens
 CHUNKING_VERSION = "1"
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_WORD = re.compile(r"\w")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
 
@@ -107,13 +108,21 @@ def _pack(units: list[str], budget: int, header: str = "", joiner: str = "\n") -
         if count_tokens(candidate) + header_tokens <= budget:
             current.append(unit)
             continue
+        carried: list[str] = []
+        if len(current) > 1 and _HEADING.match(current[-1]):
+            carried = [current.pop()]  # a heading belongs with the text under it, not at a chunk's end
         if current:
             pieces.append(joiner.join(current))
+        current = carried
+        if count_tokens(joiner.join([*current, unit])) + header_tokens <= budget:
+            current.append(unit)
+            continue
+        lead = count_tokens(joiner.join(current)) + 2 if current else 0
+        split = _split_block(unit, budget - header_tokens - lead)
+        if current:
+            split[0] = joiner.join([*current, split[0]])
             current = []
-        if count_tokens(unit) + header_tokens <= budget:
-            current = [unit]
-        else:
-            pieces.extend(_split_block(unit, budget - header_tokens))
+        pieces.extend(split)
     if current:
         pieces.append(joiner.join(current))
     return [f"{header}\n{p}" if header else p for p in pieces]
@@ -131,8 +140,8 @@ def chunk_document(doc: Document, max_tokens: int) -> list[Chunk]:
         heading_path = tuple(path)
         budget = max(32, max_tokens - count_tokens(" > ".join(heading_path)) - 2)
         for body in _pack(_blocks(lines), budget, joiner="\n\n"):
-            if not body.strip():
-                continue
+            if not _WORD.search(body):
+                continue  # "..." or a lone separator says nothing a caller could ask about
             chunk = Chunk(url=doc.url, title=title, heading_path=heading_path, body=body.strip(),
                           position=len(chunks), tokens=0)
             chunks.append(Chunk(url=chunk.url, title=chunk.title, heading_path=chunk.heading_path,

@@ -12,7 +12,7 @@ import numpy as np
 from ingest.chunk import CHUNKING_VERSION
 from ingest.settings import Settings
 
-MINILM_TOKENIZER = Path(__file__).resolve().parent / "models" / "minilm-tokenizer.json"
+MINILM_TOKENIZER = Path(__file__).resolve().parent / "model-files" / "minilm-tokenizer.json"
 # all-MiniLM-L6-v2 was trained on 128-token inputs and truncates at 256 WordPiece
 # tokens. WordPiece needs ~16% more tokens than cl100k on English and far more on
 # Spanish/Turkish, so 180 cl100k tokens keeps nearly every chunk inside the window.

@@ -10,7 +10,7 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from ingest import discover
@@ -53,7 +53,7 @@ def run(site: str, settings: Settings, business: str | None = None, max_pages: i
     started = time.monotonic()
     report = RunReport(business=business or "", site=site)
     try:
-        asyncio.run(_run(site, settings, business, max_pages, report, progress))
+        asyncio.run(_run(site, settings, business, max_pages, report, progress, started))
     except SiteProblem as problem:
         report.problem = problem.kind
         report.message = problem.message
@@ -62,7 +62,7 @@ def run(site: str, settings: Settings, business: str | None = None, max_pages: i
 
 
 async def _run(site: str, settings: Settings, business: str | None, max_pages: int | None,
-               report: RunReport, progress: Progress) -> None:
+               report: RunReport, progress: Progress, started: float) -> None:
     exclusions = load_exclusions()
     async with Fetcher(settings) as intake_fetcher:
         homepage = await find_homepage(site, intake_fetcher)
@@ -74,8 +74,8 @@ async def _run(site: str, settings: Settings, business: str | None, max_pages: i
 
     state = StateStore(settings.state_path)
     run_id = None
+    source_id = state.ensure_source(business, report.site)
     try:
-        source_id = state.ensure_source(business, report.site)
         state.set_source(source_id, root_url=root)
         run_id = state.start_run(business, source_id)
         crawl = await _crawl(scope, homepage, settings, state, source_id, max_pages or settings.max_pages,
@@ -84,10 +84,11 @@ async def _run(site: str, settings: Settings, business: str | None, max_pages: i
         state.set_source(source_id, status="ok", last_run_id=run_id)
     except SiteProblem as problem:
         report.problem, report.message = problem.kind, problem.message
+        state.set_source(source_id, status=f"problem:{problem.kind}", last_run_id=run_id)
         raise
     finally:
         if run_id is not None:
-            report.seconds = round(report.seconds, 3)
+            report.seconds = round(time.monotonic() - started, 3)
             state.finish_run(run_id, report.problem, report.model_dump())
         state.close()
 
@@ -152,8 +153,7 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
             _accept(url, page, page.body, raw.put(page.body), depth)
 
         def _accept(url: str, page: Page, body: bytes, digest: str | None, depth: int) -> None:
-            doc = parse_html(body, scope.normalize(page.final_url) or url)
-            doc = Document(**{**doc.__dict__, "url": url})
+            doc = replace(parse_html(body, scope.normalize(page.final_url) or url), url=url)
             for link in doc.links:
                 frontier.add(link, depth + 1)
             if doc.noindex or "noindex" in page.x_robots_tag.lower():
@@ -192,7 +192,7 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
         await asyncio.gather(*(worker() for _ in range(settings.concurrency_max)))
         for reason, count in frontier.skipped.items():
             report.pages.skipped[reason] = report.pages.skipped.get(reason, 0) + count
-        report.pages.discovered = len(frontier.seen)
+        report.pages.discovered = len(frontier.seen) - frontier.skipped.get("offsite", 0)
     for url, (page, digest, title) in result.pages_seen.items():
         state.save_page(source_id, url, page.status if not page.not_modified else 200,
                         page.etag, page.last_modified, digest, title)

@@ -45,3 +45,18 @@ def test_a_list_that_fits_stays_whole():
     items = "\n".join(f"- Item {i}" for i in range(10))
     chunks = chunk_document(_doc(f"# Menu\n\nBefore.\n\n{items}\n\nAfter."), 200)
     assert len(chunks) == 1 and items in chunks[0].body
+
+
+def test_a_heading_never_ends_a_chunk():
+    paragraph = " ".join(f"Value sentence {i} explains one thing well." for i in range(12))
+    markdown = "# Values\n\n" + "\n\n".join(f"### Value {n}\n\n{paragraph}" for n in range(1, 5))
+    chunks = chunk_document(_doc(markdown), 150)
+    assert len(chunks) > 2
+    for chunk in chunks:
+        assert not chunk.body.splitlines()[-1].startswith("#"), chunk.body
+    assert sum(c.body.count("### Value") for c in chunks) == 4
+
+
+def test_sections_without_words_make_no_chunk():
+    chunks = chunk_document(_doc("# Home\n\nWelcome to the site.\n\n## What we do\n\n...\n\n## Team\n\nPeople."), 200)
+    assert [c.heading_path[-1] for c in chunks] == ["Home", "Team"]

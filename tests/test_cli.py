@@ -26,6 +26,7 @@ def test_run_json_report_search_and_status(demo_site, settings, capsys):
     status = json.loads(capsys.readouterr().out)
     assert status[0]["chunks"] == report["chunks"]["total"]
     assert status[0]["last_run"]["chunks"]["added"] == report["chunks"]["added"]
+    assert status[0]["last_run"]["seconds"] > 0
 
 
 def test_site_problem_exits_2_with_kind_on_stderr(settings, capsys):
