@@ -5,7 +5,6 @@ here can be tested on bytes.
 """
 from __future__ import annotations
 
-import gzip
 import heapq
 import re
 import zlib

@@ -123,18 +123,3 @@ def _first_heading(markdown: str) -> str:
             return line.lstrip("#").strip()
     return ""
 
-
-def markdown_to_text(markdown: str) -> str:
-    """The Markdown without markup: headings on their own lines, table cells space-joined."""
-    out: list[str] = []
-    for line in markdown.splitlines():
-        stripped = line.strip()
-        if re.fullmatch(r"\|?[\s:|-]+\|?", stripped) and "-" in stripped:
-            continue
-        stripped = re.sub(r"^#{1,6}\s+", "", stripped)
-        stripped = re.sub(r"^(?:[-*+]|\d+\.)\s+", "", stripped)
-        if stripped.startswith("|"):
-            stripped = " ".join(c.strip() for c in stripped.strip("|").split("|") if c.strip())
-        stripped = re.sub(r"(\*\*|__|`)", "", stripped)
-        out.append(stripped)
-    return _BLANK_RUNS.sub("\n\n", "\n".join(out)).strip()

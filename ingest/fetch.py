@@ -39,10 +39,6 @@ class PrivateAddressError(Exception):
     """The host resolves to an address we refuse to connect to."""
 
 
-class TooLargeError(Exception):
-    pass
-
-
 def is_public_address(ip: str) -> bool:
     addr = ipaddress.ip_address(ip)
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:

@@ -1,7 +1,7 @@
 """Typed, immutable data passed between stages."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
@@ -78,12 +78,6 @@ class KeyedChunk:
     chunk: Chunk
     fingerprint: str
     point_id: str
-
-
-@dataclass(frozen=True)
-class EmbeddedChunk:
-    keyed: KeyedChunk
-    vector: list[float] = field(repr=False)
 
 
 class PagesReport(BaseModel):

@@ -87,9 +87,6 @@ class StateStore:
     def close(self) -> None:
         self._db.close()
 
-    def transaction(self):
-        return _Transaction(self._db)
-
     # businesses and sources
     def ensure_source(self, business: str, site: str) -> int:
         self._db.execute("INSERT OR IGNORE INTO businesses (id, created_at) VALUES (?, ?)", (business, time.time()))
@@ -172,14 +169,3 @@ class StateStore:
                                (business,)).fetchone()
         return json.loads(row[0]) if row else None
 
-
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self):
-        self._db.execute("BEGIN IMMEDIATE")
-        return self
-
-    def __exit__(self, exc_type, *exc) -> None:
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")

@@ -1,4 +1,4 @@
-from ingest.extract import markdown_to_text, parse_html
+from ingest.extract import parse_html
 
 PAGE = b"""<!doctype html><html lang="en"><head><title>Prices - Acme</title>
 <link rel="canonical" href="/prices/"><script>var x = 1;</script><style>p{}</style></head>
@@ -34,8 +34,3 @@ def test_links_canonical_and_noindex():
     noindex = parse_html(b'<html><head><meta name="robots" content="noindex, follow"></head><body>x</body></html>', "https://a.com/")
     assert noindex.noindex
 
-
-def test_text_format_has_no_markup():
-    doc = parse_html(PAGE, "https://acme.com/prices/")
-    text = markdown_to_text(doc.markdown)
-    assert "Prices\n" in text and "#" not in text and "|" not in text and "Single 85" in text
