@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ingest.models import Chunk, Document
 from ingest.tokens import count_tokens
@@ -144,6 +145,5 @@ def chunk_document(doc: Document, max_tokens: int) -> list[Chunk]:
                 continue  # "..." or a lone separator says nothing a caller could ask about
             chunk = Chunk(url=doc.url, title=title, heading_path=heading_path, body=body.strip(),
                           position=len(chunks), tokens=0)
-            chunks.append(Chunk(url=chunk.url, title=chunk.title, heading_path=chunk.heading_path,
-                                body=chunk.body, position=chunk.position, tokens=count_tokens(chunk.text)))
+            chunks.append(replace(chunk, tokens=count_tokens(chunk.text)))
     return chunks
