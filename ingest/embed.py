@@ -26,6 +26,22 @@ class EmbedderUnavailable(RuntimeError):
     """The configured embedder cannot run here; the message says what to install or set."""
 
 
+class EmbedderError(RuntimeError):
+    """The embedding provider failed in a way retrying now will not fix."""
+
+
+class QuotaExceeded(EmbedderError):
+    """The provider kept refusing for rate or quota after our retries (counts toward the breaker)."""
+
+
+class CreditExhausted(EmbedderError):
+    """The provider says the account has no credit left: stop, don't retry (R-9.2)."""
+
+
+# OpenAI's codes for "out of money", as opposed to "too fast".
+CREDIT_ERROR_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached", "billing_not_active"})
+
+
 @dataclass(frozen=True)
 class Embeddings:
     vectors: list[list[float]]
@@ -122,11 +138,16 @@ class LocalMiniLM:
 
 
 class OpenAIEmbedder:
-    """OpenAI embeddings, batched; tokens and dollars from the API's usage figures."""
+    """OpenAI embeddings, batched by count and by tokens; tokens and dollars from the
+    API's usage figures. Transient failures (rate limits, 5xx, connection errors,
+    timeouts) are retried with backoff; running out of credit is never retried."""
 
-    max_batch = 256
+    max_batch_inputs = 256
+    # The API takes up to 300k tokens per request; staying well under keeps requests small.
+    max_batch_tokens = 100_000
+    attempts = 5
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, backoff_max_s: float = 20.0) -> None:
         from openai import OpenAI
 
         if settings.openai_api_key is None:
@@ -135,25 +156,95 @@ class OpenAIEmbedder:
         self.dimensions = OPENAI_DIMENSIONS.get(self.model, 1536)
         self.chunk_tokens = OPENAI_CHUNK_TOKENS
         self.price_per_mtok = settings.openai_price_per_mtok
+        self.backoff_max_s = backoff_max_s
+        # Retries are ours (tenacity), so the client's own are off.
         self._client = OpenAI(api_key=settings.openai_api_key.get_secret_value(),
-                              base_url=settings.openai_base_url, max_retries=3)
+                              base_url=settings.openai_base_url, max_retries=0, timeout=60.0)
 
     @property
     def id(self) -> str:
         return embedder_id(self.model, self.dimensions)
 
+    def _batches(self, texts: list[str]) -> list[list[str]]:
+        from ingest.tokens import count_tokens
+
+        batches: list[list[str]] = [[]]
+        tokens = 0
+        for text in texts:
+            n = count_tokens(text)
+            if batches[-1] and (len(batches[-1]) >= self.max_batch_inputs or tokens + n > self.max_batch_tokens):
+                batches.append([])
+                tokens = 0
+            batches[-1].append(text)
+            tokens += n
+        return [b for b in batches if b]
+
+    def _create(self, inputs: list[str]):
+        import openai
+        from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+        def transient(exc: BaseException) -> bool:
+            if isinstance(exc, openai.RateLimitError):
+                return not _is_credit_error(exc)
+            return isinstance(exc, (openai.InternalServerError, openai.APIConnectionError, openai.APITimeoutError))
+
+        retrying = Retrying(stop=stop_after_attempt(self.attempts), retry=retry_if_exception(transient),
+                            wait=wait_exponential(multiplier=0.5, max=self.backoff_max_s), reraise=True)
+        try:
+            return retrying(self._client.embeddings.create, model=self.model, input=inputs)
+        except openai.RateLimitError as exc:
+            if _is_credit_error(exc):
+                raise CreditExhausted(f"OpenAI says the account is out of credit: {_api_message(exc)}") from None
+            raise QuotaExceeded(f"OpenAI rate limit persisted after {self.attempts} attempts: {_api_message(exc)}") from None
+        except openai.APIStatusError as exc:
+            if exc.status_code == 402:
+                raise CreditExhausted(f"OpenAI says payment is required: {_api_message(exc)}") from None
+            raise EmbedderError(f"OpenAI answered HTTP {exc.status_code}: {_api_message(exc)}") from None
+        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+            raise EmbedderError(f"OpenAI could not be reached after {self.attempts} attempts: {exc}") from None
+        except openai.OpenAIError as exc:
+            raise EmbedderError(f"OpenAI request failed: {exc}") from None
+        except ValueError as exc:  # the SDK's own parsing: not JSON, or no data
+            raise EmbedderError(f"OpenAI returned a malformed embeddings response ({exc})") from None
+
+    def _vectors(self, response, expected: int) -> tuple[list[list[float]], int]:
+        data = getattr(response, "data", None)
+        usage = getattr(response, "usage", None)
+        try:
+            items = sorted(data, key=lambda d: d.index)
+            vectors = [list(item.embedding) for item in items]
+            tokens = int(usage.total_tokens)
+        except (TypeError, AttributeError, ValueError) as exc:
+            raise EmbedderError(f"OpenAI returned a malformed embeddings response ({exc})") from None
+        if len(vectors) != expected or any(len(v) != self.dimensions for v in vectors):
+            raise EmbedderError(f"OpenAI returned {len(vectors)} vectors for {expected} inputs, "
+                                f"or vectors not of {self.dimensions} dimensions")
+        return vectors, tokens
+
     def embed_documents(self, texts: list[str]) -> Embeddings:
         vectors: list[list[float]] = []
         tokens = calls = 0
-        for start in range(0, len(texts), self.max_batch):
-            response = self._client.embeddings.create(model=self.model, input=texts[start:start + self.max_batch])
+        for batch in self._batches(texts):
+            batch_vectors, batch_tokens = self._vectors(self._create(batch), len(batch))
             calls += 1
-            tokens += response.usage.total_tokens
-            vectors.extend(item.embedding for item in sorted(response.data, key=lambda d: d.index))
+            tokens += batch_tokens
+            vectors.extend(batch_vectors)
         return Embeddings(vectors=vectors, tokens=tokens, calls=calls, cost_usd=tokens * self.price_per_mtok / 1e6)
 
     def embed_query(self, text: str) -> list[float]:
-        return self._client.embeddings.create(model=self.model, input=[text]).data[0].embedding
+        return self._vectors(self._create([text]), 1)[0][0]
+
+
+def _is_credit_error(exc) -> bool:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
+    return error.get("code") in CREDIT_ERROR_CODES or error.get("type") in CREDIT_ERROR_CODES
+
+
+def _api_message(exc) -> str:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error", body)
+    return str(error.get("message") if isinstance(error, dict) and error.get("message") else exc)
 
 
 def make_embedder(settings: Settings, recorded_id: str | None = None) -> Embedder:

@@ -1,0 +1,82 @@
+"""A local OpenAI-compatible embeddings server on 127.0.0.1 (respx cannot intercept
+openai 3.x, which runs on httpx2; ENVIRONMENT.md). Vectors are hashed bags of words,
+so similar texts get similar vectors and searches over them mean something."""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+DIMENSIONS = 1536
+
+
+def bag_of_words_vector(text: str, dimensions: int = DIMENSIONS) -> list[float]:
+    vector = [0.0] * dimensions
+    for word in re.findall(r"\w+", text.lower()):
+        vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % dimensions] += 1.0
+    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+    return [v / norm for v in vector]
+
+
+class FakeOpenAI:
+    """`failures` is a queue of (status, body) answered before normal responses."""
+
+    def __init__(self) -> None:
+        self.failures: list[tuple[int, object]] = []
+        self.requests: list[list[str]] = []
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server.daemon_threads = True
+        server.fake = self  # type: ignore[attr-defined]
+        self._server = server
+        self.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+    def __enter__(self) -> "FakeOpenAI":
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    @property
+    def inputs_embedded(self) -> int:
+        return sum(len(r) for r in self.requests)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        fake: FakeOpenAI = self.server.fake  # type: ignore[attr-defined]
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        if fake.failures:
+            status, payload = fake.failures.pop(0)
+            return self._send(status, payload)
+        inputs = body.get("input", [])
+        inputs = [inputs] if isinstance(inputs, str) else inputs
+        fake.requests.append(inputs)
+        tokens = sum(len(re.findall(r"\w+|[^\w\s]", text)) for text in inputs)
+        self._send(200, {
+            "object": "list", "model": body.get("model"),
+            "data": [{"object": "embedding", "index": i, "embedding": bag_of_words_vector(text)}
+                     for i, text in enumerate(inputs)],
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        })
+
+    def _send(self, status: int, payload: object) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def error_body(code: str, message: str, kind: str | None = None) -> dict:
+    return {"error": {"message": message, "type": kind or code, "param": None, "code": code}}
