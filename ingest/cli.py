@@ -100,11 +100,15 @@ def _run(args, settings) -> int:
     if report.problem:
         print(f"ingest: {report.problem}: {report.message}", file=sys.stderr)
         return EXIT_PROBLEM
+    if report.error:
+        print(f"ingest: the run stopped: {report.error}. Vectors already paid for are kept and "
+              "reused by the next run; the knowledge base is as it was for pages not yet written.", file=sys.stderr)
+        return EXIT_INTERNAL
     return EXIT_OK
 
 
 def _print_report(report: RunReport) -> None:
-    if report.problem:
+    if report.problem or report.error:
         return
     p, c, e = report.pages, report.chunks, report.embedding
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(p.skipped.items())) or "none"

@@ -107,6 +107,8 @@ class Frontier:
         self.robots = robots
         self.user_agent = user_agent
         self.seen: set[str] = set()
+        # URLs some link or sitemap entry points to this run (not just our own memory of them).
+        self.linked: set[str] = set()
         self.skipped: dict[str, int] = {}
         self._heap: list[_Entry] = []
         self._order = 0
@@ -116,10 +118,15 @@ class Frontier:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
         return False
 
-    def add(self, url: str, depth: int, base: str | None = None, bonus: int = 0) -> bool:
-        """Admit a URL (normalized here). Returns True when it was queued."""
+    def add(self, url: str, depth: int, base: str | None = None, bonus: int = 0, linked: bool = True) -> bool:
+        """Admit a URL (normalized here). Returns True when it was queued. `linked=False`
+        re-checks a page we stored before without counting it as still linked."""
         normalized = self.scope.normalize(url, base)
-        if normalized is None or normalized in self.seen:
+        if normalized is None:
+            return False
+        if linked:
+            self.linked.add(normalized)
+        if normalized in self.seen:
             return False
         self.seen.add(normalized)
         if not self.scope.in_site(normalized):

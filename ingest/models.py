@@ -117,6 +117,9 @@ class RunReport(BaseModel):
     site: str
     problem: ProblemKind | None = None
     message: str = ""
+    # An internal failure (e.g. the embedding provider), as opposed to a site problem.
+    error: str | None = None
+    error_kind: str | None = None
     pages: PagesReport = Field(default_factory=PagesReport)
     chunks: ChunksReport = Field(default_factory=ChunksReport)
     embedding: EmbeddingReport = Field(default_factory=EmbeddingReport)

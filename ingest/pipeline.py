@@ -1,8 +1,9 @@
 """The orchestrator: discover → fetch → extract → strip templates → chunk →
 fingerprint → embed → upsert, with an explicit reconciliation against the state.
 
-Order of writes: vectors are computed first (the store is untouched while we pay),
-then stale points are deleted, then new ones written (R-8.3), then the state.
+Order of writes: vectors are computed first and kept in the state as they arrive
+(the store is untouched while we pay, and a crash pays nothing twice); then, page by
+page, stale points are deleted and the new ones written (R-8.3).
 """
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
+import numpy as np
+
 from ingest import discover
 from ingest.chunk import chunk_document
-from ingest.embed import Embedder, make_embedder
+from ingest.embed import Embedder, EmbedderError, make_embedder
 from ingest.extract import parse_html
 from ingest.fetch import Fetcher, Validators
 from ingest.fingerprint import key_chunks
@@ -25,13 +28,19 @@ from ingest.problems import SiteProblem
 from ingest.rawstore import RawStore
 from ingest.settings import Settings, load_exclusions
 from ingest.state import StateStore
-from ingest.store import StoredPoint, open_store
+from ingest.store import StoredPoint, open_existing_store, open_store
 from ingest.templates import strip_templates
 from ingest.urls import Scope, site_host
 
 # R-2.7: a site with less readable text than this is a client-rendered shell.
 MIN_SITE_TEXT_CHARS = 300
 GONE_STATUSES = frozenset({404, 410})
+# R-8.4: a page no link or sitemap points to for this many consecutive runs is removed.
+MISSING_RUNS_TO_REMOVE = 3
+# R-8.4: a run that reaches fewer than this share of the last run's pages deletes nothing.
+MIN_COVERAGE = 0.5
+# Below this many stored pages a coverage ratio says little (one page of two is 50%). *ours*
+MIN_PAGES_FOR_COVERAGE = 4
 
 Progress = Callable[[str, int, int], None]
 
@@ -44,6 +53,7 @@ def _no_progress(phase: str, done: int, total: int) -> None:
 class CrawlResult:
     documents: list[Document] = field(default_factory=list)
     gone: set[str] = field(default_factory=set)
+    previous_pages: int = 0
     pages_seen: dict[str, tuple[Page, str | None, str]] = field(default_factory=dict)
 
 
@@ -57,6 +67,8 @@ def run(site: str, settings: Settings, business: str | None = None, max_pages: i
     except SiteProblem as problem:
         report.problem = problem.kind
         report.message = problem.message
+    except EmbedderError as exc:
+        report.error, report.error_kind = str(exc), type(exc).__name__
     report.seconds = round(time.monotonic() - started, 3)
     return report
 
@@ -86,6 +98,10 @@ async def _run(site: str, settings: Settings, business: str | None, max_pages: i
         report.problem, report.message = problem.kind, problem.message
         state.set_source(source_id, status=f"problem:{problem.kind}", last_run_id=run_id)
         raise
+    except EmbedderError as exc:
+        report.error, report.error_kind = str(exc), type(exc).__name__
+        state.set_source(source_id, status="failed", last_run_id=run_id)
+        raise
     finally:
         if run_id is not None:
             report.seconds = round(time.monotonic() - started, 3)
@@ -97,7 +113,7 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                  max_pages: int, report: RunReport, progress: Progress) -> CrawlResult:
     raw = RawStore(settings.raw_dir)
     known = state.pages(source_id)
-    result = CrawlResult()
+    result = CrawlResult(previous_pages=len(known))
     async with Fetcher(settings, in_scope=lambda url: scope.in_site(scope.normalize(url) or "")) as fetcher:
         robots = await _robots(fetcher, scope, settings)
         frontier = discover.Frontier(scope, max_pages, settings.max_depth, robots, settings.user_agent)
@@ -109,7 +125,7 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
         for url in sitemap_urls:
             frontier.add(url, 1)
         for url in known:  # pages we hold chunks for are re-checked even if no longer linked
-            frontier.add(url, 1)
+            frontier.add(url, 1, linked=False)
         bodies_seen: dict[str, str] = {}
         active = done = 0
         wake = asyncio.Event()
@@ -193,6 +209,13 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
         for reason, count in frontier.skipped.items():
             report.pages.skipped[reason] = report.pages.skipped.get(reason, 0) + count
         report.pages.discovered = len(frontier.seen) - frontier.skipped.get("offsite", 0)
+    for url, missed in state.count_missing(source_id, frontier.linked).items():
+        if missed >= MISSING_RUNS_TO_REMOVE and url not in result.gone:
+            result.gone.add(url)
+            report.pages.skip("missing")
+    result.documents = [d for d in result.documents if d.url not in result.gone]
+    for url in result.gone:
+        result.pages_seen.pop(url, None)
     for url, (page, digest, title) in result.pages_seen.items():
         state.save_page(source_id, url, page.status if not page.not_modified else 200,
                         page.etag, page.last_modified, digest, title)
@@ -235,6 +258,12 @@ def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str,
     report.pages.empty = sum(1 for d in documents if d.text_chars == 0)
     if sum(d.text_chars for d in documents) < MIN_SITE_TEXT_CHARS:
         raise SiteProblem("empty", f"{sum(d.text_chars for d in documents)} characters of text on {len(documents)} pages")
+    if crawl.previous_pages >= MIN_PAGES_FOR_COVERAGE and len(documents) < MIN_COVERAGE * crawl.previous_pages:
+        report.warnings.append(
+            f"coverage collapsed: {len(documents)} pages read this run against {crawl.previous_pages} last run; "
+            "nothing was deleted or written, the knowledge base is unchanged")
+        report.chunks.unchanged = report.chunks.total = state.chunk_count(business)
+        return
     stripped = strip_templates(documents, homepage_url)
     report.templates = stripped.report
     all_docs = list(stripped.documents) + ([stripped.site_document] if stripped.site_document else [])
@@ -252,38 +281,71 @@ def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str,
     to_add = [k for pid, k in new_by_id.items() if pid not in stored]
     report.chunks.unchanged = sum(1 for pid in new_by_id if pid in stored)
 
-    vectors = _embed(embedder, to_add, report, progress)
+    vectors = _embed(embedder, to_add, state, report, progress)
     store = open_store(settings, embedder.id, embedder.dimensions)
     try:
-        store.delete(stale)
-        state.delete_chunks(stale)
-        report.chunks.deleted = len(stale)
-        points = [StoredPoint(k.point_id, v, _payload(k, business, embedder.id)) for k, v in zip(to_add, vectors)]
-        for start in range(0, len(points), 256):
-            batch = points[start:start + 256]
-            store.upsert(batch)
-            state.add_chunks(source_id, [(p.id, k.chunk.url, k.fingerprint, k.chunk.heading, k.chunk.position,
-                                          k.chunk.tokens, embedder.id) for p, k in zip(batch, to_add[start:start + 256])])
-        report.chunks.added = len(points)
+        _delete_other_embedders(stale, embedder.id, settings, state)
+        stale_by_url: dict[str, list[str]] = {}
+        for pid in stale:
+            stale_by_url.setdefault(stored[pid].url, []).append(pid)
+        new_by_url: dict[str, list[KeyedChunk]] = {}
+        for k in to_add:
+            new_by_url.setdefault(k.chunk.url, []).append(k)
+        # Page by page, delete then write: a search meanwhile sees a page's old or new
+        # chunks except for the moment between the two calls, and no duplicate survives.
+        for url in sorted(set(stale_by_url) | set(new_by_url)):
+            doomed = stale_by_url.get(url, [])
+            store.delete(doomed)
+            state.delete_chunks(doomed)
+            report.chunks.deleted += len(doomed)
+            fresh = new_by_url.get(url, [])
+            store.upsert([StoredPoint(k.point_id, vectors[k.point_id], _payload(k, business, embedder.id)) for k in fresh])
+            state.add_chunks(source_id, [(k.point_id, k.chunk.url, k.fingerprint, k.chunk.heading, k.chunk.position,
+                                          k.chunk.tokens, embedder.id) for k in fresh])
+            state.drop_pending([k.point_id for k in fresh])
+            report.chunks.added += len(fresh)
         for url in crawl.gone:
             state.delete_page(source_id, url)
         state.set_embedder(business, embedder.id)
-        _verify(store, state, business, report)
+        _verify(store, state, business, embedder.id, report)
     finally:
         store.close()
 
 
-def _embed(embedder: Embedder, to_add: list[KeyedChunk], report: RunReport, progress: Progress) -> list[list[float]]:
-    vectors: list[list[float]] = []
+def _embed(embedder: Embedder, to_add: list[KeyedChunk], state: StateStore, report: RunReport,
+           progress: Progress) -> dict[str, list[float]]:
+    """Vectors for `to_add`, reusing those paid for by an earlier, interrupted run. Each
+    batch is saved as soon as it arrives, so an error or a kill loses no paid work."""
+    cached = state.pending(embedder.id, [k.point_id for k in to_add])
+    vectors = {pid: np.frombuffer(blob, dtype=np.float32).tolist() for pid, blob in cached.items()}
+    missing = [k for k in to_add if k.point_id not in vectors]
     batch = 64
-    for start in range(0, len(to_add), batch):
-        result = embedder.embed_documents([k.chunk.text for k in to_add[start:start + batch]])
-        vectors.extend(result.vectors)
+    for start in range(0, len(missing), batch):
+        part = missing[start:start + batch]
+        result = embedder.embed_documents([k.chunk.text for k in part])
+        fresh = dict(zip((k.point_id for k in part), result.vectors))
+        state.save_pending(embedder.id, {pid: np.asarray(v, dtype=np.float32).tobytes() for pid, v in fresh.items()})
+        vectors.update(fresh)
         report.embedding.tokens += result.tokens
         report.embedding.calls += result.calls
         report.spend_usd = round(report.spend_usd + result.cost_usd, 6)
-        progress("embed", min(start + batch, len(to_add)), len(to_add))
+        progress("embed", min(start + batch, len(missing)), len(missing))
     return vectors
+
+
+def _delete_other_embedders(stale: list[str], current: str, settings: Settings, state: StateStore) -> None:
+    """Points made by a previous embedder live in that embedder's collection."""
+    by_embedder: dict[str, list[str]] = {}
+    for pid, embedder_id in state.chunk_embedders(stale).items():
+        if embedder_id != current:
+            by_embedder.setdefault(embedder_id, []).append(pid)
+    for embedder_id, ids in by_embedder.items():
+        old = open_existing_store(settings, embedder_id)
+        if old is not None:
+            try:
+                old.delete(ids)
+            finally:
+                old.close()
 
 
 def _payload(keyed: KeyedChunk, business: str, embedder_id: str) -> dict:
@@ -292,10 +354,10 @@ def _payload(keyed: KeyedChunk, business: str, embedder_id: str) -> dict:
             "text": chunk.text, "position": chunk.position, "fingerprint": keyed.fingerprint, "embedder": embedder_id}
 
 
-def _verify(store, state: StateStore, business: str, report: RunReport) -> None:
+def _verify(store, state: StateStore, business: str, embedder_id: str, report: RunReport) -> None:
     """The store and the state must agree; a mismatch is repaired where safe and reported."""
     in_store = store.point_ids(business)
-    in_state = state.chunk_ids(business)
+    in_state = state.chunk_ids(business, embedder_id)
     orphans = in_store - in_state
     if orphans:
         store.delete(sorted(orphans))

@@ -35,6 +35,8 @@ CREATE TABLE IF NOT EXISTS pages (
     raw_sha256 TEXT,
     title TEXT,
     fetched_at REAL,
+    -- consecutive runs in which no link or sitemap entry pointed here (R-8.4)
+    missing_runs INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (source_id, url)
 );
 CREATE TABLE IF NOT EXISTS chunks (
@@ -48,6 +50,13 @@ CREATE TABLE IF NOT EXISTS chunks (
     embedder_id TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_by_page ON chunks (source_id, url);
+-- Vectors paid for but not yet written to the store: a run that dies between
+-- embedding and upserting resumes from here instead of paying again (R-9.5).
+CREATE TABLE IF NOT EXISTS pending_vectors (
+    point_id TEXT PRIMARY KEY,
+    embedder_id TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY,
     source_id INTEGER REFERENCES sources(id),
@@ -83,6 +92,13 @@ class StateStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Columns added after a data folder was created (SQLite has no ADD COLUMN IF NOT EXISTS)."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(pages)")}
+        if "missing_runs" not in columns:
+            self._db.execute("ALTER TABLE pages ADD COLUMN missing_runs INTEGER NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         self._db.close()
@@ -148,11 +164,51 @@ class StateStore:
             "SELECT COUNT(*) FROM chunks JOIN sources ON sources.id = chunks.source_id WHERE sources.business=?",
             (business,)).fetchone()[0]
 
-    def chunk_ids(self, business: str) -> set[str]:
-        rows = self._db.execute(
-            "SELECT point_id FROM chunks JOIN sources ON sources.id = chunks.source_id WHERE sources.business=?",
-            (business,))
-        return {r[0] for r in rows}
+    def chunk_ids(self, business: str, embedder_id: str | None = None) -> set[str]:
+        query = "SELECT point_id FROM chunks JOIN sources ON sources.id = chunks.source_id WHERE sources.business=?"
+        params: tuple = (business,)
+        if embedder_id is not None:
+            query += " AND chunks.embedder_id=?"
+            params += (embedder_id,)
+        return {r[0] for r in self._db.execute(query, params)}
+
+    def chunk_embedders(self, point_ids: list[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for start in range(0, len(point_ids), 500):
+            part = point_ids[start:start + 500]
+            rows = self._db.execute(
+                f"SELECT point_id, embedder_id FROM chunks WHERE point_id IN ({','.join('?' * len(part))})", part)
+            found.update(dict(rows))
+        return found
+
+    # vectors paid for, not yet stored
+    def save_pending(self, embedder_id: str, vectors: dict[str, bytes]) -> None:
+        self._db.executemany("INSERT OR REPLACE INTO pending_vectors (point_id, embedder_id, vector) VALUES (?, ?, ?)",
+                             [(pid, embedder_id, blob) for pid, blob in vectors.items()])
+
+    def pending(self, embedder_id: str, point_ids: list[str]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        for start in range(0, len(point_ids), 500):
+            part = point_ids[start:start + 500]
+            rows = self._db.execute(
+                f"SELECT point_id, vector FROM pending_vectors WHERE embedder_id=? "
+                f"AND point_id IN ({','.join('?' * len(part))})", (embedder_id, *part))
+            found.update(dict(rows))
+        return found
+
+    def drop_pending(self, point_ids: list[str]) -> None:
+        self._db.executemany("DELETE FROM pending_vectors WHERE point_id=?", [(p,) for p in point_ids])
+
+    # pages missing from links and sitemaps
+    def count_missing(self, source_id: int, linked: set[str]) -> dict[str, int]:
+        """Add one missed run to every stored page nobody links to any more; reset the rest.
+        Returns url -> consecutive missed runs for the stored pages."""
+        counts: dict[str, int] = {}
+        for url, missed in self._db.execute("SELECT url, missing_runs FROM pages WHERE source_id=?", (source_id,)).fetchall():
+            counts[url] = 0 if url in linked else missed + 1
+        self._db.executemany("UPDATE pages SET missing_runs=? WHERE source_id=? AND url=?",
+                             [(n, source_id, url) for url, n in counts.items()])
+        return counts
 
     # runs
     def start_run(self, business: str, source_id: int | None) -> int:

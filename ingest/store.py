@@ -78,9 +78,10 @@ def _business_filter(business: str) -> qe.Filter:
 
 
 class EdgeStore:
-    def __init__(self, path: Path, dimensions: int) -> None:
+    def __init__(self, path: Path, dimensions: int | None) -> None:
+        """`dimensions=None` opens an existing shard as it is."""
         self.path = path
-        config = qe.EdgeConfig(
+        config = None if dimensions is None else qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=dimensions, distance=qe.Distance.Cosine)},
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         )
@@ -144,13 +145,14 @@ class EdgeStore:
 class QdrantServerStore:
     """The same store on a Qdrant server (or qdrant-client's local mode, for tests)."""
 
-    def __init__(self, client: Any, collection: str, dimensions: int) -> None:
+    def __init__(self, client: Any, collection: str, dimensions: int | None) -> None:
+        """`dimensions=None` uses the collection as it is (or none, if it does not exist)."""
         from qdrant_client import models
 
         self._m = models
         self._client = client
         self.collection = collection
-        if not client.collection_exists(collection):
+        if dimensions is not None and not client.collection_exists(collection):
             client.create_collection(
                 collection,
                 vectors_config={DENSE: models.VectorParams(size=dimensions, distance=models.Distance.COSINE)},
@@ -207,11 +209,29 @@ class QdrantServerStore:
         self._client.close()
 
 
+def _server_client(settings: Settings):
+    from qdrant_client import QdrantClient
+
+    key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+    return QdrantClient(url=settings.qdrant_url, api_key=key)
+
+
 def open_store(settings: Settings, embedder_id: str, dimensions: int) -> VectorStore:
+    """The collection for `embedder_id`, created with `dimensions` if it does not exist."""
     name = collection_name(embedder_id)
     if settings.qdrant_url:
-        from qdrant_client import QdrantClient
-
-        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-        return QdrantServerStore(QdrantClient(url=settings.qdrant_url, api_key=key), name, dimensions)
+        return QdrantServerStore(_server_client(settings), name, dimensions)
     return EdgeStore(settings.vectors_dir / name, dimensions)
+
+
+def open_existing_store(settings: Settings, embedder_id: str) -> VectorStore | None:
+    """The collection of an embedder used before (to delete from), or None if there is none."""
+    name = collection_name(embedder_id)
+    if settings.qdrant_url:
+        client = _server_client(settings)
+        if not client.collection_exists(name):
+            client.close()
+            return None
+        return QdrantServerStore(client, name, dimensions=None)
+    path = settings.vectors_dir / name
+    return EdgeStore(path, dimensions=None) if path.exists() else None
