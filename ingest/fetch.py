@@ -25,6 +25,7 @@ from ingest.settings import Settings
 
 TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 THROTTLE_STATUSES = frozenset({403, 406, 429, 503})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 # Clean responses in a row before a host's concurrency goes up by one (R-4.1).
 CLEAN_RUN_TO_RAISE = 10
@@ -185,8 +186,9 @@ class Fetcher:
         self.throttle(host).crawl_delay = seconds
 
     async def fetch(self, url: str, validators: Validators | None = None, depth: int = 0,
-                    accept: Iterable[str] = HTML_TYPES) -> Page:
-        """Fetch with retries. Network failures come back as a Page with `error` set, never raised."""
+                    accept: Iterable[str] = HTML_TYPES, method: str = "GET", follow_redirects: bool = True) -> Page:
+        """Fetch with retries. Network failures come back as a Page with `error` set, never raised.
+        With `follow_redirects=False` a redirect comes back as it is (status and `location`)."""
         throttle = self.throttle(httpx.URL(url).host)
         retry_after: list[float | None] = [None]
 
@@ -204,7 +206,8 @@ class Fetcher:
             async for attempt in retrying:
                 with attempt:
                     async with throttle:
-                        page = await self._follow(url, validators, depth, tuple(accept))
+                        page = await self._follow(url, validators, depth, tuple(accept), method,
+                                                  self.settings.max_redirects if follow_redirects else 0)
                     after = parse_retry_after(page.retry_after)
                     throttle.record(page.status, after)
                     if is_transient_status(page.status) or page.error in ("timeout", "connect"):
@@ -215,7 +218,8 @@ class Fetcher:
             return exc.page
         raise AssertionError("unreachable")
 
-    async def _follow(self, url: str, validators: Validators | None, depth: int, accept: tuple[str, ...]) -> Page:
+    async def _follow(self, url: str, validators: Validators | None, depth: int, accept: tuple[str, ...],
+                      method: str, max_hops: int) -> Page:
         current = url
         headers: dict[str, str] = {}
         if validators and validators.etag:
@@ -223,14 +227,16 @@ class Fetcher:
         if validators and validators.last_modified:
             headers["If-Modified-Since"] = validators.last_modified
         transferred = 0
-        for _hop in range(self.settings.max_redirects + 1):
+        for _ in range(max_hops + 1):
             try:
-                page = await self._get(current, url, headers, depth, accept)
+                page = await self._get(current, url, headers, depth, accept, method)
             except PrivateAddressError as exc:
                 return Page(url=url, final_url=current, status=0, error="private", depth=depth,
                             detail=str(exc))
             transferred += page.bytes_transferred
-            if page.status in (301, 302, 303, 307, 308) and page.error is None:
+            if page.status in REDIRECT_STATUSES and page.error is None:
+                if max_hops == 0:
+                    return replace(page, bytes_transferred=transferred)
                 if not page.location:
                     return replace(page, error="redirect_without_location", bytes_transferred=transferred)
                 nxt = str(httpx.URL(current).join(page.location))
@@ -243,15 +249,16 @@ class Fetcher:
                     bytes_transferred=transferred)
 
     async def _get(self, current: str, original: str, headers: dict[str, str], depth: int,
-                   accept: tuple[str, ...]) -> Page:
+                   accept: tuple[str, ...], method: str) -> Page:
         limit = self.settings.max_body_bytes
         try:
-            async with self._client.stream("GET", current, headers=headers) as response:
+            async with self._client.stream(method, current, headers=headers) as response:
                 base = dict(url=original, final_url=str(response.url), status=response.status_code,
                             depth=depth, etag=response.headers.get("etag"),
                             last_modified=response.headers.get("last-modified"),
-                            x_robots_tag=response.headers.get("x-robots-tag", ""))
-                if response.status_code in (301, 302, 303, 307, 308):
+                            x_robots_tag=response.headers.get("x-robots-tag", ""),
+                            bytes_transferred=_header_bytes(response))
+                if response.status_code in REDIRECT_STATUSES:
                     return Page(**base, location=response.headers.get("location"))
                 if response.status_code in TRANSIENT_STATUSES or response.status_code in THROTTLE_STATUSES:
                     return Page(**base, retry_after=response.headers.get("retry-after"))
@@ -270,8 +277,8 @@ class Fetcher:
                     if size > limit:
                         return Page(**base, content_type=ctype, error="too_large")
                     chunks.append(piece)
-                return Page(**base, content_type=ctype, body=b"".join(chunks),
-                            bytes_transferred=response.num_bytes_downloaded)
+                base["bytes_transferred"] += response.num_bytes_downloaded
+                return Page(**base, content_type=ctype, body=b"".join(chunks))
         except httpx.TimeoutException:
             return Page(url=original, final_url=current, status=0, error="timeout", depth=depth)
         except PrivateAddressError:
@@ -282,6 +289,12 @@ class Fetcher:
         except (httpx.HTTPError, httpcore.ProtocolError) as exc:
             return Page(url=original, final_url=current, status=0, error="protocol", depth=depth,
                         detail=str(exc))
+
+
+def _header_bytes(response: httpx.Response) -> int:
+    """Size of the status line and headers as sent (httpx counts only body bytes)."""
+    return len(f"HTTP/1.1 {response.status_code} {response.reason_phrase}\r\n") + 2 + sum(
+        len(name) + len(value) + 4 for name, value in response.headers.raw)
 
 
 def _is_tls_error(exc: BaseException) -> bool:

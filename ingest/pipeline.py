@@ -8,7 +8,6 @@ page, stale points are deleted and the new ones written (R-8.3).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -20,7 +19,7 @@ from ingest import discover
 from ingest.chunk import chunk_document
 from ingest.embed import Embedder, EmbedderError, make_embedder
 from ingest.extract import parse_html
-from ingest.fetch import Fetcher, Validators
+from ingest.fetch import REDIRECT_STATUSES, Fetcher, Validators
 from ingest.fingerprint import key_chunks
 from ingest.intake import find_homepage
 from ingest.models import Document, KeyedChunk, Page, RunReport
@@ -35,10 +34,14 @@ from ingest.urls import Scope, site_host
 # R-2.7: a site with less readable text than this is a client-rendered shell.
 MIN_SITE_TEXT_CHARS = 300
 GONE_STATUSES = frozenset({404, 410})
+# Status recorded for a URL that redirected within the site last run.
+REDIRECT_STATUSES_MARK = 301
 # R-8.4: a page no link or sitemap points to for this many consecutive runs is removed.
 MISSING_RUNS_TO_REMOVE = 3
 # R-8.4: a run that reaches fewer than this share of the last run's pages deletes nothing.
 MIN_COVERAGE = 0.5
+# Chunks per embedding call from the pipeline; each batch's vectors are saved on arrival.
+EMBED_BATCH = 64
 # Below this many stored pages a coverage ratio says little (one page of two is 50%). *ours*
 MIN_PAGES_FOR_COVERAGE = 4
 
@@ -52,9 +55,9 @@ def _no_progress(phase: str, done: int, total: int) -> None:
 @dataclass
 class CrawlResult:
     documents: list[Document] = field(default_factory=list)
-    gone: set[str] = field(default_factory=set)
+    # url -> the answer that showed it gone (None: missing from links and sitemaps)
+    gone: dict[str, Page | None] = field(default_factory=dict)
     previous_pages: int = 0
-    pages_seen: dict[str, tuple[Page, str | None, str]] = field(default_factory=dict)
 
 
 def run(site: str, settings: Settings, business: str | None = None, max_pages: int | None = None,
@@ -113,7 +116,10 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                  max_pages: int, report: RunReport, progress: Progress) -> CrawlResult:
     raw = RawStore(settings.raw_dir)
     known = state.pages(source_id)
-    result = CrawlResult(previous_pages=len(known))
+    had_content = {c.url for c in state.chunks(source_id).values() if "#" not in c.url}
+    result = CrawlResult(previous_pages=len(had_content))
+    reads: list[_Read] = []
+    redirects: dict[str, Page] = {}
     async with Fetcher(settings, in_scope=lambda url: scope.in_site(scope.normalize(url) or "")) as fetcher:
         robots = await _robots(fetcher, scope, settings)
         frontier = discover.Frontier(scope, max_pages, settings.max_depth, robots, settings.user_agent)
@@ -124,66 +130,73 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
         sitemap_urls = await _sitemap_urls(fetcher, scope, robots)
         for url in sitemap_urls:
             frontier.add(url, 1)
-        for url in known:  # pages we hold chunks for are re-checked even if no longer linked
+        for url in known:  # pages we stored are re-checked even if no longer linked
             frontier.add(url, 1, linked=False)
-        bodies_seen: dict[str, str] = {}
         active = done = 0
         wake = asyncio.Event()
 
+        def count(page: Page) -> None:
+            report.bytes_transferred += page.bytes_transferred
+            key = str(page.status) if page.status else (page.error or "error")
+            report.pages.status_counts[key] = report.pages.status_counts.get(key, 0) + 1
+
         async def handle(url: str, depth: int) -> None:
             stored = known.get(url)
+            if stored and stored.status in GONE_STATUSES:
+                # Still gone? A HEAD answers without the 404 page's body.
+                probe = await fetcher.fetch(url, depth=depth, method="HEAD")
+                if probe.status in GONE_STATUSES:
+                    count(probe)
+                    result.gone[url] = probe
+                    report.pages.skip("gone")
+                    return
+            if stored and stored.status in REDIRECT_STATUSES:
+                # It redirected last time: ask again without following, which costs headers only.
+                probe = await fetcher.fetch(url, depth=depth, follow_redirects=False)
+                target = scope.normalize(probe.location or "", url) if probe.status in REDIRECT_STATUSES else None
+                if target and scope.in_site(target):
+                    count(probe)
+                    redirects[url] = probe
+                    frontier.add(target, depth)
+                    report.pages.skip("redirect")
+                    return
             validators = Validators(stored.etag, stored.last_modified) if stored and stored.raw_sha256 else None
             page = homepage if url == homepage.url and validators is None else await fetcher.fetch(url, validators, depth)
-            report.bytes_transferred += page.bytes_transferred
-            status_key = str(page.status) if page.status else (page.error or "error")
-            report.pages.status_counts[status_key] = report.pages.status_counts.get(status_key, 0) + 1
-            final = scope.normalize(page.final_url) or url
-            if page.not_modified and stored:
-                body = raw.get(stored.raw_sha256 or "")
-                if body is None:  # raw copy lost: fetch again without validators
-                    page = await fetcher.fetch(url, None, depth)
-                    report.bytes_transferred += page.bytes_transferred
-                else:
-                    report.pages.not_modified += 1
-                    _accept(url, page, body, stored.raw_sha256, depth)
+            count(page)
+            body = raw.get(stored.raw_sha256 or "") if page.not_modified and stored else None
+            if page.not_modified and body is None:  # raw copy lost: fetch again, unconditionally
+                page = await fetcher.fetch(url, None, depth)
+                count(page)
+            if body is not None:
+                report.pages.not_modified += 1
+                digest = stored.raw_sha256
+            else:
+                if page.status in GONE_STATUSES:
+                    result.gone[url] = page
+                    report.pages.skip("gone")
                     return
-            if page.status in GONE_STATUSES:
-                result.gone.add(url)
-                report.pages.skip("gone")
-                return
-            if page.error in ("offsite_redirect", "not_html", "too_large"):
-                report.pages.skip(page.error)
-                return
-            if not page.ok:
-                report.pages.failed += 1
-                return
-            report.pages.fetched += 1
-            if final != url and final in frontier.seen and final in result.pages_seen:
-                report.pages.skip("duplicate")
-                return
-            digest = hashlib.sha256(page.body).hexdigest()
-            if digest in bodies_seen and bodies_seen[digest] != url:
-                report.pages.skip("duplicate")
-                return
-            bodies_seen[digest] = url
-            _accept(url, page, page.body, raw.put(page.body), depth)
-
-        def _accept(url: str, page: Page, body: bytes, digest: str | None, depth: int) -> None:
+                if page.error in ("offsite_redirect", "not_html", "too_large"):
+                    report.pages.skip(page.error)
+                    return
+                if not page.ok:
+                    report.pages.failed += 1
+                    return
+                report.pages.fetched += 1
+                final = scope.normalize(page.final_url) or url
+                if final != url:
+                    # A same-site redirect (/blog → /blog/): the page is its target, read under its own URL.
+                    redirects[url] = page
+                    frontier.add(final, depth)
+                    report.pages.skip("redirect")
+                    return
+                body, digest = page.body, raw.put(page.body)
             doc = replace(parse_html(body, scope.normalize(page.final_url) or url), url=url)
             for link in doc.links:
                 frontier.add(link, depth + 1)
-            if doc.noindex or "noindex" in page.x_robots_tag.lower():
-                result.gone.add(url)
-                report.pages.skip("noindex")
-                return
             canonical = scope.normalize(doc.canonical) if doc.canonical else None
             if canonical and canonical != url and scope.in_site(canonical):
                 frontier.add(canonical, depth)
-                if canonical in frontier.seen:
-                    report.pages.skip("canonical_elsewhere")
-                    return
-            result.pages_seen[url] = (page, digest, doc.title)
-            result.documents.append(doc)
+            reads.append(_Read(url, page, digest, doc, canonical if canonical != url else None))
 
         async def worker() -> None:
             nonlocal active, done
@@ -206,20 +219,65 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                     progress("fetch", done, frontier.admitted + len(frontier))
 
         await asyncio.gather(*(worker() for _ in range(settings.concurrency_max)))
-        for reason, count in frontier.skipped.items():
-            report.pages.skipped[reason] = report.pages.skipped.get(reason, 0) + count
+        for reason, n in frontier.skipped.items():
+            report.pages.skipped[reason] = report.pages.skipped.get(reason, 0) + n
         report.pages.discovered = len(frontier.seen) - frontier.skipped.get("offsite", 0)
-    for url, missed in state.count_missing(source_id, frontier.linked).items():
-        if missed >= MISSING_RUNS_TO_REMOVE and url not in result.gone:
-            result.gone.add(url)
-            report.pages.skip("missing")
+
+    removed = {url for url, missed in state.count_missing(source_id, frontier.linked).items()
+               if missed >= MISSING_RUNS_TO_REMOVE}
+    read_urls = {r.url for r in reads}
+    candidates: list[_Read] = []
+    for read in sorted(reads, key=lambda r: r.url):
+        status = read.page.status if not read.page.not_modified else 200
+        state.save_page(source_id, read.url, status, read.page.etag, read.page.last_modified, read.digest,
+                        read.doc.title)
+        if read.doc.noindex or "noindex" in read.page.x_robots_tag.lower():
+            result.gone[read.url] = read.page
+            report.pages.skip("noindex")
+        elif read.url in removed:
+            continue
+        elif read.canonical in read_urls:
+            report.pages.skip("canonical_elsewhere")
+        else:
+            candidates.append(read)
+    keepers = _keepers(candidates, had_content)
+    for read in candidates:
+        if keepers[read.digest] == read.url:
+            result.documents.append(read.doc)
+        else:
+            report.pages.skip("duplicate")
+    for url in redirects:
+        state.save_page(source_id, url, REDIRECT_STATUSES_MARK, None, None, None, None)
+    for url, page in result.gone.items():
+        if page is not None and page.status in GONE_STATUSES:  # remembered, to be re-checked with a HEAD
+            state.save_page(source_id, url, page.status, page.etag, page.last_modified, None, None)
+    for url in removed:
+        result.gone[url] = None
+        report.pages.skip("missing")
+        state.delete_page(source_id, url)
     result.documents = [d for d in result.documents if d.url not in result.gone]
-    for url in result.gone:
-        result.pages_seen.pop(url, None)
-    for url, (page, digest, title) in result.pages_seen.items():
-        state.save_page(source_id, url, page.status if not page.not_modified else 200,
-                        page.etag, page.last_modified, digest, title)
     return result
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A page read this run (fetched, or 304 and re-read from the raw store)."""
+
+    url: str
+    page: Page
+    digest: str | None
+    doc: Document
+    canonical: str | None
+
+
+def _keepers(reads: list[_Read], had_content: set[str]) -> dict[str | None, str]:
+    """For each body, the one URL whose copy is indexed. Chosen after the crawl, not by
+    arrival order, so the same page keeps its chunks from run to run: the URL indexed
+    last time first, then the shortest, then the first in sort order."""
+    keepers: dict[str | None, str] = {}
+    for read in sorted(reads, key=lambda r: (r.url not in had_content, len(r.url), r.url)):
+        keepers.setdefault(read.digest, read.url)
+    return keepers
 
 
 async def _robots(fetcher: Fetcher, scope: Scope, settings: Settings):
@@ -304,8 +362,6 @@ def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str,
                                           k.chunk.tokens, embedder.id) for k in fresh])
             state.drop_pending([k.point_id for k in fresh])
             report.chunks.added += len(fresh)
-        for url in crawl.gone:
-            state.delete_page(source_id, url)
         state.set_embedder(business, embedder.id)
         _verify(store, state, business, embedder.id, report)
     finally:
@@ -319,7 +375,7 @@ def _embed(embedder: Embedder, to_add: list[KeyedChunk], state: StateStore, repo
     cached = state.pending(embedder.id, [k.point_id for k in to_add])
     vectors = {pid: np.frombuffer(blob, dtype=np.float32).tolist() for pid, blob in cached.items()}
     missing = [k for k in to_add if k.point_id not in vectors]
-    batch = 64
+    batch = EMBED_BATCH
     for start in range(0, len(missing), batch):
         part = missing[start:start + batch]
         result = embedder.embed_documents([k.chunk.text for k in part])

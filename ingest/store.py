@@ -68,6 +68,8 @@ class VectorStore(Protocol):
 
     def point_ids(self, business: str) -> set[str]: ...
 
+    def payloads(self, business: str) -> dict[str, dict[str, Any]]: ...
+
     def search(self, business: str, vector: list[float], text: str, limit: int) -> list[Hit]: ...
 
     def close(self) -> None: ...
@@ -117,15 +119,21 @@ class EdgeStore:
     def count(self, business: str) -> int:
         return self._shard.count(qe.CountRequest(exact=True, filter=_business_filter(business)))
 
-    def point_ids(self, business: str) -> set[str]:
-        ids: set[str] = set()
+    def _scroll(self, business: str, with_payload: bool) -> dict[str, dict[str, Any]]:
+        points: dict[str, dict[str, Any]] = {}
         offset = None
         while True:
             records, offset = self._shard.scroll(qe.ScrollRequest(
-                offset=offset, limit=1000, filter=_business_filter(business), with_payload=False))
-            ids.update(str(r.id) for r in records)
+                offset=offset, limit=1000, filter=_business_filter(business), with_payload=with_payload))
+            points.update((str(r.id), dict(r.payload or {})) for r in records)
             if offset is None:
-                return ids
+                return points
+
+    def point_ids(self, business: str) -> set[str]:
+        return set(self._scroll(business, with_payload=False))
+
+    def payloads(self, business: str) -> dict[str, dict[str, Any]]:
+        return self._scroll(business, with_payload=True)
 
     def search(self, business: str, vector: list[float], text: str, limit: int) -> list[Hit]:
         flt = _business_filter(business)
@@ -183,15 +191,21 @@ class QdrantServerStore:
     def count(self, business: str) -> int:
         return self._client.count(self.collection, count_filter=self._filter(business), exact=True).count
 
-    def point_ids(self, business: str) -> set[str]:
-        ids: set[str] = set()
+    def _scroll(self, business: str, with_payload: bool) -> dict[str, dict[str, Any]]:
+        points: dict[str, dict[str, Any]] = {}
         offset = None
         while True:
             records, offset = self._client.scroll(self.collection, scroll_filter=self._filter(business), limit=1000,
-                                                  offset=offset, with_payload=False, with_vectors=False)
-            ids.update(str(r.id) for r in records)
+                                                  offset=offset, with_payload=with_payload, with_vectors=False)
+            points.update((str(r.id), dict(r.payload or {})) for r in records)
             if offset is None:
-                return ids
+                return points
+
+    def point_ids(self, business: str) -> set[str]:
+        return set(self._scroll(business, with_payload=False))
+
+    def payloads(self, business: str) -> dict[str, dict[str, Any]]:
+        return self._scroll(business, with_payload=True)
 
     def search(self, business: str, vector: list[float], text: str, limit: int) -> list[Hit]:
         m = self._m

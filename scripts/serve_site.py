@@ -16,6 +16,7 @@ import hashlib
 import mimetypes
 import posixpath
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -28,6 +29,9 @@ class StaticSite:
         self._httpd.daemon_threads = True
         self._httpd.site = self  # type: ignore[attr-defined]
         self.base = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        # Test hooks that real servers also do: answer slowly, or with a given status.
+        self.delay_s = 0.0
+        self.status_overrides: dict[str, int] = {}
         self._rewrites = [(f"{scheme}://{host}".encode(), self.base.encode())
                           for host in rewrite_hosts for scheme in ("https", "http")]
 
@@ -56,9 +60,17 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
 
+    def do_HEAD(self) -> None:
+        self._head = True
+        self.do_GET()
+
     def do_GET(self) -> None:
         site: StaticSite = self.server.site  # type: ignore[attr-defined]
         raw_path = urlsplit(self.path).path or "/"
+        if site.delay_s:
+            time.sleep(site.delay_s)
+        if raw_path in site.status_overrides:
+            return self._send(site.status_overrides[raw_path], b"<h1>Unavailable</h1>")
         rel = posixpath.normpath(unquote(raw_path)).lstrip("/")
         target = (site.root / rel).resolve() if rel not in ("", ".") else site.root
         if target != site.root and site.root not in target.parents:
@@ -91,7 +103,7 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         self.end_headers()
-        if status != 304:
+        if status != 304 and not getattr(self, "_head", False):
             self.wfile.write(body)
 
 

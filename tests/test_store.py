@@ -34,6 +34,7 @@ def test_upsert_count_search_delete(store):
     assert lexical[0].payload["url"] == "u2"
     store.delete([_point(1, "a", "", [0, 0, 1]).id])
     assert store.point_ids("a") == {_point(2, "a", "", [0, 0, 1]).id}
+    assert [p["text"] for p in store.payloads("a").values()] == ["call us on +44 1736 555 0199"]
 
 
 def test_upsert_is_idempotent(store):
