@@ -32,6 +32,11 @@ class StaticSite:
         # Test hooks that real servers also do: answer slowly, or with a given status.
         self.delay_s = 0.0
         self.status_overrides: dict[str, int] = {}
+        # What was sent, for benchmarks that compare crawlers by the server's own count.
+        self.requests = 0
+        self.body_bytes_sent = 0
+        self.statuses: dict[int, int] = {}
+        self._lock = threading.Lock()
         self._rewrites = [(f"{scheme}://{host}".encode(), self.base.encode())
                           for host in rewrite_hosts for scheme in ("https", "http")]
 
@@ -61,8 +66,12 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_HEAD(self) -> None:
+        # The handler lives as long as the keep-alive connection: reset, or the next GET sends no body.
         self._head = True
-        self.do_GET()
+        try:
+            self.do_GET()
+        finally:
+            self._head = False
 
     def do_GET(self) -> None:
         site: StaticSite = self.server.site  # type: ignore[attr-defined]
@@ -97,13 +106,19 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(404, site.read(page) if page.is_file() else b"<h1>Not found</h1>")
 
     def _send(self, status: int, body: bytes, ctype: str = "text/html; charset=utf-8", headers=None) -> None:
+        site: StaticSite = self.server.site  # type: ignore[attr-defined]
+        sends_body = status != 304 and not getattr(self, "_head", False)
+        with site._lock:
+            site.requests += 1
+            site.body_bytes_sent += len(body) if sends_body else 0
+            site.statuses[status] = site.statuses.get(status, 0) + 1
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         self.end_headers()
-        if status != 304 and not getattr(self, "_head", False):
+        if sends_body:
             self.wfile.write(body)
 
 
