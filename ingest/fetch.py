@@ -40,6 +40,25 @@ class PrivateAddressError(Exception):
     """The host resolves to an address we refuse to connect to."""
 
 
+# Soft blocks (R-4.5): challenge and captcha pages answered with status 200. Matched in
+# the first bytes of small pages only; a real page that mentions a captcha is long.
+_CHALLENGE_MARKERS = (
+    b"<title>just a moment", b"cf-browser-verification", b"challenge-platform", b"cf_chl_opt",
+    b"attention required! | cloudflare", b"checking your browser before accessing", b"ddos-guard",
+    b"/_incapsula_resource", b"px-captcha", b"g-recaptcha", b"h-captcha", b"please enable js and disable any ad blocker",
+    b"sgcaptcha", b"awswaf", b"perimeterx",
+)
+CHALLENGE_MAX_BYTES = 60_000
+
+
+def is_challenge_page(body: bytes) -> bool:
+    """A bot challenge or captcha wall served as a normal page: never content, never evidence."""
+    if len(body) > CHALLENGE_MAX_BYTES:
+        return False
+    head = body[:CHALLENGE_MAX_BYTES].lower()
+    return any(marker in head for marker in _CHALLENGE_MARKERS)
+
+
 def is_public_address(ip: str) -> bool:
     addr = ipaddress.ip_address(ip)
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
@@ -278,7 +297,10 @@ class Fetcher:
                         return Page(**base, content_type=ctype, error="too_large")
                     chunks.append(piece)
                 base["bytes_transferred"] += response.num_bytes_downloaded
-                return Page(**base, content_type=ctype, body=b"".join(chunks))
+                body = b"".join(chunks)
+                if response.status_code == 200 and is_challenge_page(body):
+                    return Page(**base, content_type=ctype, error="challenge")
+                return Page(**base, content_type=ctype, body=body)
         except httpx.TimeoutException:
             return Page(url=original, final_url=current, status=0, error="timeout", depth=depth)
         except PrivateAddressError:

@@ -72,6 +72,8 @@ def _problem_for(page: Page) -> SiteProblem:
         return SiteProblem("error", page.detail or page.error)
     if page.status in BLOCKED_STATUSES:
         return SiteProblem("blocked", f"{page.url} answered HTTP {page.status}")
+    if page.error == "challenge":
+        return SiteProblem("blocked", f"{page.url} answered with a bot challenge page instead of the site")
     if page.error:
         return SiteProblem("error", f"{page.url}: {page.error}")
     return SiteProblem("error", f"{page.url} answered HTTP {page.status}")
@@ -100,7 +102,7 @@ async def find_homepage(site: str, fetcher: Fetcher) -> Page:
 
 
 def _rank(page: Page) -> int:
-    if page.status in BLOCKED_STATUSES:
+    if page.status in BLOCKED_STATUSES or page.error == "challenge":
         return 0
     order = {"tls": 1, "timeout": 2}
     return order.get(page.error or "", 3)

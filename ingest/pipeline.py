@@ -180,6 +180,8 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                     return
                 if not page.ok:
                     report.pages.failed += 1
+                    if page.error == "challenge":
+                        report.pages.skip("challenge")
                     return
                 report.pages.fetched += 1
                 final = scope.normalize(page.final_url) or url

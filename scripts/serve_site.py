@@ -29,9 +29,11 @@ class StaticSite:
         self._httpd.daemon_threads = True
         self._httpd.site = self  # type: ignore[attr-defined]
         self.base = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        # Test hooks that real servers also do: answer slowly, or with a given status.
+        # Test hooks for what real servers also do: answer slowly, with a given status,
+        # or with another body (a bot challenge, say).
         self.delay_s = 0.0
         self.status_overrides: dict[str, int] = {}
+        self.body_overrides: dict[str, bytes] = {}
         # What was sent, for benchmarks that compare crawlers by the server's own count.
         self.requests = 0
         self.body_bytes_sent = 0
@@ -78,6 +80,8 @@ class _Handler(BaseHTTPRequestHandler):
         raw_path = urlsplit(self.path).path or "/"
         if site.delay_s:
             time.sleep(site.delay_s)
+        if raw_path in site.body_overrides:
+            return self._send(200, site.body_overrides[raw_path])
         if raw_path in site.status_overrides:
             return self._send(site.status_overrides[raw_path], b"<h1>Unavailable</h1>")
         rel = posixpath.normpath(unquote(raw_path)).lstrip("/")

@@ -6,7 +6,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from ingest.fetch import Fetcher, HostThrottle, is_public_address, is_transient_status, parse_retry_after
+from ingest.fetch import (Fetcher, HostThrottle, is_challenge_page, is_public_address, is_transient_status,
+                          parse_retry_after)
 from ingest.settings import load_settings
 
 
@@ -128,3 +129,12 @@ def test_body_limit_and_content_type(scripted, settings, monkeypatch):
     scripted.routes["/pdf"] = [(200, {"Content-Type": "application/pdf"}, b"%PDF")]
     assert _fetch(small, scripted.base + "/big").error == "too_large"
     assert _fetch(settings, scripted.base + "/pdf").error == "not_html"
+
+
+def test_challenge_pages_are_detected_by_content(scripted, settings):
+    challenge = b"<html><head><title>Just a moment...</title></head><body>cf_chl_opt</body></html>"
+    assert is_challenge_page(challenge)
+    assert not is_challenge_page(b"<html><title>Contact</title><p>We use reCAPTCHA-free forms.</p></html>")
+    assert not is_challenge_page(b"<p>just a moment</p>" + b"x" * 70_000)
+    scripted.routes["/wall"] = [(200, {}, challenge)]
+    assert _fetch(settings, scripted.base + "/wall").error == "challenge"

@@ -196,6 +196,21 @@ def test_server_errors_and_blocks_are_not_evidence_of_removal(site, settings, si
     assert len(assert_consistent(settings)) == first.chunks.total
 
 
+CHALLENGE = (b"<html><head><title>Just a moment...</title></head><body><div id='cf-browser-verification'>"
+             b"Checking your browser before accessing the site.</div></body></html>")
+
+
+def test_challenge_page_is_not_content_and_not_evidence(site, settings, site_dir_server):
+    first = _run(site)
+    site_dir_server.body_overrides["/rooms/"] = CHALLENGE
+    report = _run(site)
+    assert report.pages.skipped.get("challenge") == 1 and report.pages.failed == 1
+    assert report.chunks.deleted == 0 and report.chunks.added == 0
+    payloads = assert_consistent(settings)
+    assert len(payloads) == first.chunks.total
+    assert not any("Checking your browser" in p["text"] for p in payloads.values())
+
+
 def test_collapsed_coverage_deletes_nothing_and_says_why(site, settings, site_dir_server):
     first = _run(site)
     site_dir_server.status_overrides.update({f"/{n}/": 404 for n in PAGES[:6]})
