@@ -3,39 +3,75 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urljoin, urlsplit, urlunsplit
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
-_UNRESERVED = re.compile(r"%([0-9A-Fa-f]{2})")
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _UNRESERVED_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_PATH_SAFE = "/%:@!$&'()*+,;=~"
+_QUERY_SAFE = "/%:@!$&'()*+,;=~?"
+_HOST_SAFE = re.compile(r"^[a-z0-9.\-\[\]:]+$")
 
 
-def _normalize_percent(part: str) -> str:
-    """Uppercase percent-encoding hex and decode percent-encoded unreserved characters."""
+def _normalize_percent(part: str, safe: str) -> str:
+    """RFC 3986 6.2.2: a stray '%' becomes %25, other characters that need it are
+    encoded, hex is uppercased, and encoded unreserved characters are decoded."""
 
     def fix(match: re.Match[str]) -> str:
         char = chr(int(match.group(1), 16))
         return char if char in _UNRESERVED_CHARS else f"%{match.group(1).upper()}"
 
-    return _UNRESERVED.sub(fix, part)
+    return _PERCENT.sub(fix, quote(_STRAY_PERCENT.sub("%25", part), safe=safe))
 
 
 def _remove_dot_segments(path: str) -> str:
+    """Dot segments resolved and empty segments ('//') collapsed."""
     output: list[str] = []
-    for segment in path.split("/"):
+    for segment in path.split("/")[1:]:
         if segment == "..":
-            if len(output) > 1:
+            if output:
                 output.pop()
-        elif segment != ".":
+        elif segment not in (".", ""):
             output.append(segment)
-    result = "/".join(output)
-    if path.endswith(("/.", "/..")):
-        result += "/"
-    return result if result.startswith("/") else "/" + result
+    trailing = path.endswith(("/", "/.", "/..")) and bool(output)
+    return "/" + "/".join(output) + ("/" if trailing else "")
+
+
+def _normalize_host(raw: str) -> str | None:
+    """Lowercase, percent-decoded, IDNA (punycode) host; None when it cannot be a host."""
+    host = unquote(raw).lower().rstrip(".")
+    if host.startswith("["):
+        return host
+    try:
+        host = host.encode("idna").decode("ascii") if not host.isascii() else host
+    except UnicodeError:
+        return None
+    return host if host and _HOST_SAFE.match(host) else None
+
+
+def _normalize_query(query: str, tracking_params: frozenset[str]) -> str:
+    """Parameters kept as written (no decoding, '+' stays '+'), empty values and empty
+    names dropped to their canonical form, tracking parameters removed, then sorted."""
+    params = []
+    for param in query.split("&"):
+        name, _, value = param.partition("=")
+        if not name:
+            continue
+        key = unquote(name).lower()
+        if key in tracking_params or key.startswith("utm_"):
+            continue
+        name, value = _normalize_percent(name, _QUERY_SAFE), _normalize_percent(value, _QUERY_SAFE)
+        params.append(f"{name}={value}" if value else name)
+    return "&".join(sorted(params))
 
 
 def normalize_url(url: str, base: str | None = None, tracking_params: frozenset[str] = frozenset()) -> str | None:
-    """Canonical form of an http(s) URL, or None when it is not a crawlable http(s) URL."""
+    """Canonical form of an http(s) URL, or None when it is not a crawlable http(s) URL.
+
+    Follows crawler-commons' BasicURLNormalizer (tests/test_urls.py runs its vectors),
+    except where a crawler of one business site must differ: only http(s) is crawlable,
+    and a scheme-less 'foo.com/x' in a page is a relative link, as browsers read it."""
     url = url.strip()
     if base is not None:
         try:
@@ -48,19 +84,14 @@ def normalize_url(url: str, base: str | None = None, tracking_params: frozenset[
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    if scheme not in DEFAULT_PORTS or not parts.hostname:
+    netloc_host = parts.netloc.rsplit("@", 1)[-1]
+    netloc_host = netloc_host if netloc_host.startswith("[") else netloc_host.split(":")[0]
+    host = _normalize_host(netloc_host) if netloc_host else None
+    if scheme not in DEFAULT_PORTS or not host:
         return None
-    host = parts.hostname.lower().rstrip(".")
-    if ":" in host:
-        host = f"[{host}]"
     netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
-    path = _remove_dot_segments(_normalize_percent(quote(parts.path or "/", safe="/%:@!$&'()*+,;=~")))
-    query_items = [
-        (k, v)
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if k.lower() not in tracking_params and not k.lower().startswith("utm_")
-    ]
-    query = _normalize_percent(urlencode(sorted(query_items), quote_via=quote)) if query_items else ""
+    path = _remove_dot_segments(_normalize_percent(parts.path or "/", _PATH_SAFE))
+    query = _normalize_query(parts.query, tracking_params) if parts.query else ""
     return urlunsplit((scheme, netloc, path, query, ""))
 
 
