@@ -82,8 +82,15 @@ def parse_sitemap(body: bytes) -> Sitemap:
     return Sitemap(tuple(SitemapEntry(line.strip()) for line in lines if re.match(r"^https?://", line.strip())))
 
 
-def parse_robots(body: str) -> Protego:
-    return Protego.parse(body)
+def decode_robots(body: bytes) -> str:
+    """robots.txt text: UTF-8 by RFC 9309, but UTF-16 files with a BOM exist in the wild."""
+    if body.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return body.decode("utf-16", "replace")
+    return body.decode("utf-8-sig", "replace")
+
+
+def parse_robots(body: bytes | str) -> Protego:
+    return Protego.parse(decode_robots(body) if isinstance(body, bytes) else body)
 
 
 @dataclass(order=True)

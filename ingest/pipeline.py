@@ -285,7 +285,7 @@ def _keepers(reads: list[_Read], had_content: set[str]) -> dict[str | None, str]
 async def _robots(fetcher: Fetcher, scope: Scope, settings: Settings):
     page = await fetcher.fetch(scope.root + "robots.txt", accept=("text/plain",))
     if page.ok and page.status == 200:
-        return discover.parse_robots(page.body.decode("utf-8", "replace"))
+        return discover.parse_robots(page.body)
     return None
 
 
@@ -296,7 +296,7 @@ async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots) -> list[str]:
     pages: list[str] = []
     depth = {url: 0 for url in queue}
     while queue and len(seen) < discover.MAX_SITEMAP_FILES:
-        url = scope.normalize(queue.pop(0))
+        url = scope.normalize(queue.pop(0), scope.root)  # robots.txt may give relative sitemap URLs
         if not url or url in seen or not scope.in_site(url):
             continue
         seen.add(url)
