@@ -208,7 +208,10 @@ class Fetcher:
                     accept: Iterable[str] = HTML_TYPES, method: str = "GET", follow_redirects: bool = True) -> Page:
         """Fetch with retries. Network failures come back as a Page with `error` set, never raised.
         With `follow_redirects=False` a redirect comes back as it is (status and `location`)."""
-        throttle = self.throttle(httpx.URL(url).host)
+        try:
+            throttle = self.throttle(httpx.URL(url).host)
+        except httpx.InvalidURL as exc:  # e.g. an octal IPv4 spelling httpx refuses to parse
+            return Page(url=url, final_url=url, status=0, error="invalid_url", depth=depth, detail=str(exc))
         retry_after: list[float | None] = [None]
 
         def wait(state) -> float:
@@ -308,6 +311,8 @@ class Fetcher:
         except httpx.ConnectError as exc:
             kind = "tls" if _is_tls_error(exc) else ("dns" if "DNS lookup failed" in str(exc) else "connect")
             return Page(url=original, final_url=current, status=0, error=kind, depth=depth, detail=str(exc))
+        except httpx.InvalidURL as exc:  # a redirect Location httpx cannot parse
+            return Page(url=original, final_url=current, status=0, error="invalid_url", depth=depth, detail=str(exc))
         except (httpx.HTTPError, httpcore.ProtocolError) as exc:
             return Page(url=original, final_url=current, status=0, error="protocol", depth=depth,
                         detail=str(exc))

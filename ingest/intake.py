@@ -64,6 +64,8 @@ def homepage_candidates(site: str) -> list[str]:
 def _problem_for(page: Page) -> SiteProblem:
     if page.error == "private":
         return SiteProblem("private", page.detail)
+    if page.error == "invalid_url":
+        return SiteProblem("invalid", page.detail)
     if page.error == "tls":
         return SiteProblem("tls", page.detail)
     if page.error == "timeout":

@@ -138,3 +138,33 @@ def test_challenge_pages_are_detected_by_content(scripted, settings):
     assert not is_challenge_page(b"<p>just a moment</p>" + b"x" * 70_000)
     scripted.routes["/wall"] = [(200, {}, challenge)]
     assert _fetch(settings, scripted.base + "/wall").error == "challenge"
+
+
+@pytest.mark.parametrize("host", ["2130706433", "0x7f.0.0.1", "0177.0.0.1", "127.1", "0x7f000001", "localhost",
+                                  "[::1]", "[::ffff:7f00:1]", "[0:0:0:0:0:ffff:127.0.0.1]"])
+def test_every_spelling_of_loopback_is_refused(host, scripted, monkeypatch, tmp_path):
+    """Decimal, hex, octal and short IPv4 forms, names that resolve to loopback, IPv6 and
+    IPv4-mapped IPv6: the guard judges the address actually connected, not the spelling."""
+    monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "false")
+    port = scripted.base.rsplit(":", 1)[1]
+    page = _fetch(load_settings(), f"http://{host}:{port}/")
+    # httpx refuses to parse the octal spelling at all; every other spelling reaches the guard.
+    assert page.error == ("invalid_url" if host == "0177.0.0.1" else "private"), (host, page)
+    assert scripted.hits == {}
+
+
+def test_redirect_to_a_private_address_is_refused_on_the_hop(scripted, monkeypatch, tmp_path):
+    """127.0.0.1 plays a public host here (the only address a test can serve from);
+    its redirect to ::1 must be refused when the hop connects."""
+    import ingest.fetch as fetch_module
+
+    monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "false")
+    real = fetch_module.is_public_address
+    monkeypatch.setattr(fetch_module, "is_public_address", lambda ip: ip == "127.0.0.1" or real(ip))
+    port = scripted.base.rsplit(":", 1)[1]
+    scripted.routes["/start"] = [(302, {"Location": f"http://[::1]:{port}/inside"}, b"")]
+    page = _fetch(load_settings(), scripted.base + "/start")
+    assert scripted.hits == {"/start": 1}
+    assert page.error == "private"
