@@ -27,8 +27,11 @@ TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 THROTTLE_STATUSES = frozenset({403, 406, 429, 503})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 HTML_TYPES = ("text/html", "application/xhtml+xml")
-# Clean responses in a row before a host's concurrency goes up by one (R-4.1).
+# Clean responses in a row before a host's concurrency goes up by one (R-4.1), and
+# before it climbs back to a level already proven safe after a pushback (safe because a
+# second pushback there lowers the ceiling for good). *ours*
 CLEAN_RUN_TO_RAISE = 10
+CLEAN_RUN_TO_RECOVER = 1
 
 
 def is_transient_status(status: int) -> bool:
@@ -121,39 +124,53 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 
 
 class HostThrottle:
-    """Adaptive concurrency for one host: start low, rise after clean runs, drop to 1 on pushback."""
+    """Adaptive concurrency for one host (R-4.1): start at `start`, rise by one after a run
+    of clean responses, drop to 1 at once on pushback (403/406/429/503), and never again
+    reach the level that drew the pushback. Below a level already proven safe it climbs
+    back after a short clean run, so one block costs little time."""
 
     def __init__(self, start: int, ceiling: int, crawl_delay: float = 0.0) -> None:
         self.limit = start
         self.ceiling = ceiling
+        self.known_good = start
         self.crawl_delay = crawl_delay
+        self.pushbacks = 0
         self._active = 0
         self._clean_run = 0
         self._not_before = 0.0
         self._cond = asyncio.Condition()
 
-    async def __aenter__(self) -> "HostThrottle":
+    async def __aenter__(self) -> int:
+        """Waits for a slot; returns the concurrency level the request is sent at."""
         async with self._cond:
             await self._cond.wait_for(lambda: self._active < self.limit)
             self._active += 1
+            level = self.limit
             delay = self._not_before - time.monotonic()
             self._not_before = max(self._not_before, time.monotonic()) + self.crawl_delay
         if delay > 0:
             await asyncio.sleep(delay)
-        return self
+        return level
 
     async def __aexit__(self, *exc) -> None:
         async with self._cond:
             self._active -= 1
             self._cond.notify_all()
 
-    def record(self, status: int, retry_after: float | None) -> None:
+    def record(self, status: int, retry_after: float | None, sent_at: int | None = None) -> None:
         if status in THROTTLE_STATUSES:
+            self.pushbacks += 1
+            level = sent_at if sent_at is not None else self.limit
+            if level > 1:
+                self.ceiling = min(self.ceiling, level - 1)
+                self.known_good = min(self.known_good, self.ceiling)
             self.limit = 1
             self._clean_run = 0
         elif 200 <= status < 400:
             self._clean_run += 1
-            if self._clean_run >= CLEAN_RUN_TO_RAISE and self.limit < self.ceiling:
+            needed = CLEAN_RUN_TO_RECOVER if self.limit < self.known_good else CLEAN_RUN_TO_RAISE
+            if self._clean_run >= needed and self.limit < self.ceiling:
+                self.known_good = max(self.known_good, self.limit)
                 self.limit += 1
                 self._clean_run = 0
         if retry_after:
@@ -227,14 +244,19 @@ class Fetcher:
         try:
             async for attempt in retrying:
                 with attempt:
-                    async with throttle:
+                    async with throttle as level:
                         page = await self._follow(url, validators, depth, tuple(accept), method,
                                                   self.settings.max_redirects if follow_redirects else 0)
                     after = parse_retry_after(page.retry_after)
-                    throttle.record(page.status, after)
+                    throttle.record(page.status, after, sent_at=level)
                     if is_transient_status(page.status) or page.error in ("timeout", "connect"):
                         retry_after[0] = min(after, 60.0) if after is not None else None
                         raise _Transient(page, after)
+                    if page.status in THROTTLE_STATUSES and level > 1:
+                        # A 403/406 drawn while several requests were in flight may be the
+                        # firewall counting them: ask again once the host is down to one.
+                        retry_after[0] = 0.0
+                        raise _Transient(page, None)
                     return page
         except _Transient as exc:
             return exc.page

@@ -45,6 +45,20 @@ def test_throttle_drops_to_one_on_pushback_and_rises_after_clean_runs():
     assert throttle.limit == 1
 
 
+def test_throttle_never_returns_to_the_level_that_drew_a_block():
+    throttle = HostThrottle(start=2, ceiling=4)
+    for _ in range(10):
+        throttle.record(200, None, sent_at=2)
+    assert throttle.limit == 3
+    throttle.record(403, None, sent_at=3)
+    assert (throttle.limit, throttle.ceiling) == (1, 2)
+    throttle.record(200, None, sent_at=1)  # back to the proven level at once
+    assert throttle.limit == 2
+    for _ in range(50):
+        throttle.record(200, None, sent_at=2)
+    assert throttle.limit == 2
+
+
 class _Scripted(BaseHTTPRequestHandler):
     """Answers from a script of (status, headers, body) per path; counts hits."""
 
