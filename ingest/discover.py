@@ -93,6 +93,43 @@ def parse_robots(body: bytes | str) -> Protego:
     return Protego.parse(decode_robots(body) if isinstance(body, bytes) else body)
 
 
+# Discovery-rate trap detection (R-3.7). *ours*
+RATE_WINDOW_PAGES = 20
+RATE_WINDOWS_TO_WARN = 3
+TRAP_RATE = 1.0
+
+
+class CrawlMonitor:
+    """Discovery rate per window of pages and frontier size over time (R-3.7, R-11.2).
+
+    On a finite site the rate of new URLs per page read falls as the crawl goes on;
+    when it stays at one or more per page for several windows in a row, something
+    generates URLs (a calendar's "next month", filter combinations)."""
+
+    def __init__(self) -> None:
+        self.pages = 0
+        self.rates: list[float] = []
+        self.frontier_sizes: list[tuple[int, int]] = []
+        self.trap_warning: str | None = None
+        self._queued_at_window = 0
+
+    def page_done(self, queued: int, waiting: int) -> None:
+        self.pages += 1
+        if self.pages % 10 == 0:
+            self.frontier_sizes.append((self.pages, waiting))
+        if self.pages % RATE_WINDOW_PAGES:
+            return
+        self.rates.append(round((queued - self._queued_at_window) / RATE_WINDOW_PAGES, 2))
+        self._queued_at_window = queued
+        last = self.rates[-RATE_WINDOWS_TO_WARN:]
+        if (self.trap_warning is None and len(last) == RATE_WINDOWS_TO_WARN
+                and min(last) >= TRAP_RATE and last[-1] >= last[0]):
+            self.trap_warning = (
+                f"the discovery rate is not falling ({', '.join(map(str, last))} new URLs per page over the last "
+                f"{RATE_WINDOW_PAGES * RATE_WINDOWS_TO_WARN} pages): the site may generate URLs without end "
+                "(a calendar, filters, session ids); the page budget bounds this crawl")
+
+
 @dataclass(order=True)
 class _Entry:
     priority: int
@@ -106,7 +143,7 @@ class Frontier:
     budgets are enforced at admission; `next()` never sleeps (R-3.5)."""
 
     def __init__(self, scope: Scope, max_pages: int, max_depth: int, robots: Protego | None = None,
-                 user_agent: str = "*") -> None:
+                 user_agent: str = "*", max_bytes: int | None = None) -> None:
         self.scope = scope
         self.max_pages = max_pages
         self.max_depth = max_depth
@@ -120,6 +157,9 @@ class Frontier:
         self._heap: list[_Entry] = []
         self._order = 0
         self.admitted = 0
+        self.queued = 0
+        self.max_bytes = max_bytes
+        self.bytes_spent = 0
 
     def _skip(self, reason: str) -> bool:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -150,14 +190,16 @@ class Frontier:
         path_depth = len([s for s in urlsplit(normalized).path.split("/") if s])
         heapq.heappush(self._heap, _Entry(depth + path_depth - bonus, self._order, normalized, depth))
         self._order += 1
+        self.queued += 1
         return True
 
     def next(self) -> tuple[str, int] | None:
-        """Best URL within the page budget, or None. Never waits."""
+        """Best URL within the page and byte budgets, or None. Never waits."""
         while self._heap:
-            if self.admitted >= self.max_pages:
+            over_bytes = self.max_bytes is not None and self.bytes_spent >= self.max_bytes
+            if self.admitted >= self.max_pages or over_bytes:
                 for _ in self._heap:
-                    self._skip("budget")
+                    self._skip("budget_bytes" if over_bytes else "budget")
                 self._heap.clear()
                 return None
             entry = heapq.heappop(self._heap)

@@ -71,6 +71,23 @@ def is_public_address(ip: str) -> bool:
     return addr.is_global and not addr.is_multicast
 
 
+async def resolve(host: str, port: int, allow_private: bool, timeout: float | None = None) -> list[str]:
+    """The host's addresses; PrivateAddressError if any is not public (unless allowed)."""
+    loop = asyncio.get_running_loop()
+    try:
+        infos = await asyncio.wait_for(loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), timeout)
+    except socket.gaierror as exc:
+        raise httpcore.ConnectError(f"DNS lookup failed for {host}: {exc}") from exc
+    except asyncio.TimeoutError as exc:
+        raise httpcore.ConnectTimeout(f"DNS lookup timed out for {host}") from exc
+    addresses = [info[4][0] for info in infos]
+    if not allow_private:
+        refused = [a for a in addresses if not is_public_address(a)]
+        if refused:
+            raise PrivateAddressError(f"{host} resolves to non-public address {refused[0]}")
+    return addresses
+
+
 class GuardedBackend(httpcore.AsyncNetworkBackend):
     """Resolves names itself and connects to a vetted IP, so DNS rebinding and
     redirects to private hosts are checked on the address actually connected."""
@@ -80,20 +97,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         self._allow_private = allow_private
 
     async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        loop = asyncio.get_running_loop()
-        try:
-            infos = await asyncio.wait_for(
-                loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), timeout
-            )
-        except socket.gaierror as exc:
-            raise httpcore.ConnectError(f"DNS lookup failed for {host}: {exc}") from exc
-        except asyncio.TimeoutError as exc:
-            raise httpcore.ConnectTimeout(f"DNS lookup timed out for {host}") from exc
-        addresses = [info[4][0] for info in infos]
-        if not self._allow_private:
-            refused = [a for a in addresses if not is_public_address(a)]
-            if refused:
-                raise PrivateAddressError(f"{host} resolves to non-public address {refused[0]}")
+        addresses = await resolve(host, port, self._allow_private, timeout)
         last_error: Exception | None = None
         for address in addresses:
             try:
@@ -196,10 +200,13 @@ class Fetcher:
         self.settings = settings
         self.in_scope = in_scope
         self._throttles: dict[str, HostThrottle] = {}
-        transport = httpx.AsyncHTTPTransport(retries=0)
+        self._proxied = bool(settings.proxy_url)
+        transport = httpx.AsyncHTTPTransport(retries=0, proxy=settings.proxy_url or None)
         # httpx has no public hook for the network backend; the pool's is the one
         # place where the connected address is known, which is what R-2.6 asks for.
-        transport._pool._network_backend = GuardedBackend(settings.allow_private_hosts)
+        # Through a proxy the socket goes to the proxy (the operator's choice), so the
+        # destination is vetted by resolving it before each request instead.
+        transport._pool._network_backend = GuardedBackend(settings.allow_private_hosts or self._proxied)
         self._client = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(settings.request_timeout_s),
@@ -296,6 +303,10 @@ class Fetcher:
                    accept: tuple[str, ...], method: str) -> Page:
         limit = self.settings.max_body_bytes
         try:
+            if self._proxied:
+                target = httpx.URL(current)
+                await resolve(target.host, target.port or (443 if target.scheme == "https" else 80),
+                              self.settings.allow_private_hosts, self.settings.request_timeout_s)
             async with self._client.stream(method, current, headers=headers) as response:
                 base = dict(url=original, final_url=str(response.url), status=response.status_code,
                             depth=depth, etag=response.headers.get("etag"),
@@ -326,11 +337,11 @@ class Fetcher:
                 if response.status_code == 200 and is_challenge_page(body):
                     return Page(**base, content_type=ctype, error="challenge")
                 return Page(**base, content_type=ctype, body=body)
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, httpcore.ConnectTimeout):
             return Page(url=original, final_url=current, status=0, error="timeout", depth=depth)
         except PrivateAddressError:
             raise
-        except httpx.ConnectError as exc:
+        except (httpx.ConnectError, httpcore.ConnectError) as exc:
             kind = "tls" if _is_tls_error(exc) else ("dns" if "DNS lookup failed" in str(exc) else "connect")
             return Page(url=original, final_url=current, status=0, error=kind, depth=depth, detail=str(exc))
         except httpx.InvalidURL as exc:  # a redirect Location httpx cannot parse

@@ -93,6 +93,22 @@ class PagesReport(BaseModel):
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
+class CrawlHealth(BaseModel):
+    """R-11.2: how the crawl went, beyond page counts."""
+
+    # New in-site URLs queued per page read, overall and per window of pages.
+    discovery_rate: float = 0.0
+    discovery_rate_by_window: list[float] = Field(default_factory=list)
+    # Pages whose body another URL already served, per page read.
+    duplicate_rate: float = 0.0
+    # All bytes received (pages, sitemaps, robots, errors) per page that made chunks.
+    bytes_per_useful_page: int = 0
+    # (pages handled, URLs waiting) sampled as the crawl went.
+    frontier_sizes: list[tuple[int, int]] = Field(default_factory=list)
+    # Share of page requests refused with 403/406 or a challenge page.
+    blocked_share: float = 0.0
+
+
 class ChunksReport(BaseModel):
     added: int = 0
     unchanged: int = 0
@@ -121,6 +137,7 @@ class RunReport(BaseModel):
     error: str | None = None
     error_kind: str | None = None
     pages: PagesReport = Field(default_factory=PagesReport)
+    crawl: CrawlHealth = Field(default_factory=CrawlHealth)
     chunks: ChunksReport = Field(default_factory=ChunksReport)
     embedding: EmbeddingReport = Field(default_factory=EmbeddingReport)
     templates: TemplateReport = Field(default_factory=TemplateReport)

@@ -121,15 +121,17 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
     reads: list[_Read] = []
     redirects: dict[str, Page] = {}
     async with Fetcher(settings, in_scope=lambda url: scope.in_site(scope.normalize(url) or "")) as fetcher:
-        robots = await _robots(fetcher, scope, settings)
-        frontier = discover.Frontier(scope, max_pages, settings.max_depth, robots, settings.user_agent)
+        robots = await _robots(fetcher, scope, settings, report)
+        frontier = discover.Frontier(scope, max_pages, settings.max_depth, robots, settings.user_agent,
+                                     max_bytes=settings.max_site_bytes)
+        monitor = discover.CrawlMonitor()
         delay = robots.crawl_delay(settings.user_agent) if robots else None
         if delay:
             fetcher.set_crawl_delay(urlsplit(scope.root).hostname or "", float(delay))
         frontier.add(homepage.url, 0)
-        sitemap_urls = await _sitemap_urls(fetcher, scope, robots)
-        for url in sitemap_urls:
-            frontier.add(url, 1)
+        if settings.use_sitemaps:
+            for url in await _sitemap_urls(fetcher, scope, robots, report):
+                frontier.add(url, 1)
         for url in known:  # pages we stored are re-checked even if no longer linked
             frontier.add(url, 1, linked=False)
         active = done = 0
@@ -137,6 +139,7 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
 
         def count(page: Page) -> None:
             report.bytes_transferred += page.bytes_transferred
+            frontier.bytes_spent += page.bytes_transferred
             key = str(page.status) if page.status else (page.error or "error")
             report.pages.status_counts[key] = report.pages.status_counts.get(key, 0) + 1
 
@@ -193,8 +196,9 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                     return
                 body, digest = page.body, raw.put(page.body)
             doc = replace(parse_html(body, scope.normalize(page.final_url) or url), url=url)
-            for link in doc.links:
-                frontier.add(link, depth + 1)
+            if settings.follow_links:
+                for link in doc.links:
+                    frontier.add(link, depth + 1)
             canonical = scope.normalize(doc.canonical) if doc.canonical else None
             if canonical and canonical != url and scope.in_site(canonical):
                 frontier.add(canonical, depth)
@@ -217,6 +221,7 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                 finally:
                     active -= 1
                     done += 1
+                    monitor.page_done(frontier.queued, len(frontier))
                     wake.set()
                     progress("fetch", done, frontier.admitted + len(frontier))
 
@@ -258,7 +263,39 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
         report.pages.skip("missing")
         state.delete_page(source_id, url)
     result.documents = [d for d in result.documents if d.url not in result.gone]
+    _crawl_health(report, monitor, len(reads), len(result.documents))
     return result
+
+
+# Duplicate bodies above this share of pages read (from 10 on) look like a generated space. *ours*
+DUPLICATE_RATE_TO_WARN = 0.3
+# Nearly every page request refused: the site blocks our network, not our pages.
+BLOCKED_SHARE_TO_WARN = 0.9
+MIN_REQUESTS_TO_JUDGE = 5
+
+
+def _crawl_health(report: RunReport, monitor: discover.CrawlMonitor, pages_read: int, useful_pages: int) -> None:
+    health = report.crawl
+    health.discovery_rate = round(monitor.pages and (report.pages.discovered / monitor.pages), 2)
+    health.discovery_rate_by_window = monitor.rates
+    health.frontier_sizes = monitor.frontier_sizes
+    duplicates = report.pages.skipped.get("duplicate", 0)
+    health.duplicate_rate = round(duplicates / pages_read, 3) if pages_read else 0.0
+    health.bytes_per_useful_page = report.bytes_transferred // useful_pages if useful_pages else 0
+    requests = sum(report.pages.status_counts.values())
+    blocked = sum(report.pages.status_counts.get(s, 0) for s in ("403", "406")) + report.pages.skipped.get("challenge", 0)
+    health.blocked_share = round(blocked / requests, 3) if requests else 0.0
+    if monitor.trap_warning:
+        report.warnings.append(monitor.trap_warning)
+    if duplicates >= 10 and health.duplicate_rate > DUPLICATE_RATE_TO_WARN:
+        report.warnings.append(
+            f"{duplicates} of {pages_read} pages repeat another page's content: the site may serve one page "
+            "under many URLs (session ids, filters); only one copy of each is kept")
+    if requests >= MIN_REQUESTS_TO_JUDGE and health.blocked_share >= BLOCKED_SHARE_TO_WARN:
+        report.warnings.append(
+            f"the site blocks our server's network: {blocked} of {requests} requests were refused (HTTP 403 or "
+            "a bot challenge). Ask the site's owner or host to allow our crawler's IP address, or set "
+            "SITEKB_PROXY_URL to crawl through a proxy they allow")
 
 
 @dataclass(frozen=True)
@@ -282,14 +319,15 @@ def _keepers(reads: list[_Read], had_content: set[str]) -> dict[str | None, str]
     return keepers
 
 
-async def _robots(fetcher: Fetcher, scope: Scope, settings: Settings):
+async def _robots(fetcher: Fetcher, scope: Scope, settings: Settings, report: RunReport):
     page = await fetcher.fetch(scope.root + "robots.txt", accept=("text/plain",))
+    report.bytes_transferred += page.bytes_transferred
     if page.ok and page.status == 200:
         return discover.parse_robots(page.body)
     return None
 
 
-async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots) -> list[str]:
+async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots, report: RunReport) -> list[str]:
     queue = list(robots.sitemaps) if robots else []
     queue.append(scope.root + "sitemap.xml")
     seen: set[str] = set()
@@ -301,6 +339,7 @@ async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots) -> list[str]:
             continue
         seen.add(url)
         page = await fetcher.fetch(url, accept=())
+        report.bytes_transferred += page.bytes_transferred
         if not (page.ok and page.status == 200):
             continue
         sitemap = discover.parse_sitemap(page.body)

@@ -47,6 +47,12 @@ class Settings(BaseSettings):
     concurrency_start: int = Field(2, ge=1)
     concurrency_max: int = Field(4, ge=1)
     fetch_attempts: int = Field(3, ge=1)
+    max_site_bytes: int = Field(200_000_000, ge=1)
+    # Send every request through this HTTP(S) proxy (for sites that block datacenter IPs).
+    proxy_url: str | None = None
+    # Diagnostics: discover from sitemaps only, or from links only.
+    use_sitemaps: bool = True
+    follow_links: bool = True
 
     embedder: Literal["auto", "local", "openai"] = "auto"
     openai_api_key: SecretStr | None = Field(

@@ -182,3 +182,55 @@ def test_redirect_to_a_private_address_is_refused_on_the_hop(scripted, monkeypat
     page = _fetch(load_settings(), scripted.base + "/start")
     assert scripted.hits == {"/start": 1}
     assert page.error == "private"
+
+
+class _ForwardProxy(BaseHTTPRequestHandler):
+    """A plain HTTP forward proxy: GET http://host/path from the client, fetched and relayed."""
+
+    seen: list = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        import urllib.request
+
+        self.seen.append(self.path)
+        try:
+            with urllib.request.urlopen(self.path, timeout=5) as upstream:
+                status, body = upstream.status, upstream.read()
+        except urllib.error.HTTPError as err:
+            status, body = err.code, err.read()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def proxy():
+    handler = type("P", (_ForwardProxy,), {"seen": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    handler.url = f"http://127.0.0.1:{server.server_address[1]}"
+    yield handler
+    server.shutdown()
+    server.server_close()
+
+
+def test_requests_go_through_the_configured_proxy(scripted, proxy, settings, monkeypatch):
+    monkeypatch.setenv("SITEKB_PROXY_URL", proxy.url)
+    scripted.routes["/via"] = [(200, {}, b"<p>through the proxy</p>")]
+    page = _fetch(load_settings(), scripted.base + "/via")
+    assert page.status == 200 and page.body == b"<p>through the proxy</p>"
+    assert proxy.seen == [scripted.base + "/via"]
+
+
+def test_with_a_proxy_private_destinations_are_still_refused(scripted, proxy, monkeypatch, tmp_path):
+    """The proxy itself is the operator's choice; where it is sent is still checked."""
+    monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "false")
+    monkeypatch.setenv("SITEKB_PROXY_URL", proxy.url)
+    page = _fetch(load_settings(), scripted.base + "/")
+    assert page.error == "private" and proxy.seen == [] and scripted.hits == {}
