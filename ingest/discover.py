@@ -97,6 +97,8 @@ def parse_robots(body: bytes | str) -> Protego:
 RATE_WINDOW_PAGES = 20
 RATE_WINDOWS_TO_WARN = 3
 TRAP_RATE = 1.0
+# A rate that kept more than this share of its value across the windows is "not falling".
+RATE_FALL_IS_NOT_FALLING = 0.8
 
 
 class CrawlMonitor:
@@ -123,7 +125,7 @@ class CrawlMonitor:
         self._queued_at_window = queued
         last = self.rates[-RATE_WINDOWS_TO_WARN:]
         if (self.trap_warning is None and len(last) == RATE_WINDOWS_TO_WARN
-                and min(last) >= TRAP_RATE and last[-1] >= last[0]):
+                and min(last) >= TRAP_RATE and last[-1] >= RATE_FALL_IS_NOT_FALLING * last[0]):
             self.trap_warning = (
                 f"the discovery rate is not falling ({', '.join(map(str, last))} new URLs per page over the last "
                 f"{RATE_WINDOW_PAGES * RATE_WINDOWS_TO_WARN} pages): the site may generate URLs without end "

@@ -199,6 +199,8 @@ class Fetcher:
     def __init__(self, settings: Settings, in_scope: Callable[[str], bool] = lambda url: True) -> None:
         self.settings = settings
         self.in_scope = in_scope
+        # Every response and network failure, retries and redirect hops included.
+        self.status_counts: dict[str, int] = {}
         self._throttles: dict[str, HostThrottle] = {}
         self._proxied = bool(settings.proxy_url)
         transport = httpx.AsyncHTTPTransport(retries=0, proxy=settings.proxy_url or None)
@@ -285,6 +287,8 @@ class Fetcher:
                 return Page(url=url, final_url=current, status=0, error="private", depth=depth,
                             detail=str(exc))
             transferred += page.bytes_transferred
+            key = str(page.status) if page.status else (page.error or "error")
+            self.status_counts[key] = self.status_counts.get(key, 0) + 1
             if page.status in REDIRECT_STATUSES and page.error is None:
                 if max_hops == 0:
                     return replace(page, bytes_transferred=transferred)

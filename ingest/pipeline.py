@@ -61,12 +61,13 @@ class CrawlResult:
 
 
 def run(site: str, settings: Settings, business: str | None = None, max_pages: int | None = None,
-        progress: Progress = _no_progress) -> RunReport:
-    """Ingest or resync one site. Site problems come back in the report, never raised."""
+        progress: Progress = _no_progress, index: bool = True) -> RunReport:
+    """Ingest or resync one site. Site problems come back in the report, never raised.
+    `index=False` discovers and fetches only (the report's page and crawl figures)."""
     started = time.monotonic()
     report = RunReport(business=business or "", site=site)
     try:
-        asyncio.run(_run(site, settings, business, max_pages, report, progress, started))
+        asyncio.run(_run(site, settings, business, max_pages, report, progress, started, index))
     except SiteProblem as problem:
         report.problem = problem.kind
         report.message = problem.message
@@ -77,10 +78,13 @@ def run(site: str, settings: Settings, business: str | None = None, max_pages: i
 
 
 async def _run(site: str, settings: Settings, business: str | None, max_pages: int | None,
-               report: RunReport, progress: Progress, started: float) -> None:
+               report: RunReport, progress: Progress, started: float, index: bool = True) -> None:
     exclusions = load_exclusions()
     async with Fetcher(settings) as intake_fetcher:
-        homepage = await find_homepage(site, intake_fetcher)
+        try:
+            homepage = await find_homepage(site, intake_fetcher)
+        finally:
+            report.pages.status_counts.update(intake_fetcher.status_counts)
     parts = urlsplit(homepage.final_url)
     root = f"{parts.scheme}://{parts.netloc}/"
     scope = Scope.from_config(root, exclusions)
@@ -95,7 +99,8 @@ async def _run(site: str, settings: Settings, business: str | None, max_pages: i
         run_id = state.start_run(business, source_id)
         crawl = await _crawl(scope, homepage, settings, state, source_id, max_pages or settings.max_pages,
                              report, progress)
-        _index(crawl, business, source_id, homepage.url, settings, state, report, progress)
+        if index:
+            _index(crawl, business, source_id, homepage.url, settings, state, report, progress)
         state.set_source(source_id, status="ok", last_run_id=run_id)
     except SiteProblem as problem:
         report.problem, report.message = problem.kind, problem.message
@@ -137,11 +142,9 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
         active = done = 0
         wake = asyncio.Event()
 
-        def count(page: Page) -> None:
+        def spent(page: Page) -> None:
             report.bytes_transferred += page.bytes_transferred
             frontier.bytes_spent += page.bytes_transferred
-            key = str(page.status) if page.status else (page.error or "error")
-            report.pages.status_counts[key] = report.pages.status_counts.get(key, 0) + 1
 
         async def handle(url: str, depth: int) -> None:
             stored = known.get(url)
@@ -149,7 +152,7 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                 # Still gone? A HEAD answers without the 404 page's body.
                 probe = await fetcher.fetch(url, depth=depth, method="HEAD")
                 if probe.status in GONE_STATUSES:
-                    count(probe)
+                    spent(probe)
                     result.gone[url] = probe
                     report.pages.skip("gone")
                     return
@@ -158,18 +161,18 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                 probe = await fetcher.fetch(url, depth=depth, follow_redirects=False)
                 target = scope.normalize(probe.location or "", url) if probe.status in REDIRECT_STATUSES else None
                 if target and scope.in_site(target):
-                    count(probe)
+                    spent(probe)
                     redirects[url] = probe
                     frontier.add(target, depth)
                     report.pages.skip("redirect")
                     return
             validators = Validators(stored.etag, stored.last_modified) if stored and stored.raw_sha256 else None
             page = homepage if url == homepage.url and validators is None else await fetcher.fetch(url, validators, depth)
-            count(page)
+            spent(page)
             body = raw.get(stored.raw_sha256 or "") if page.not_modified and stored else None
             if page.not_modified and body is None:  # raw copy lost: fetch again, unconditionally
                 page = await fetcher.fetch(url, None, depth)
-                count(page)
+                spent(page)
             if body is not None:
                 report.pages.not_modified += 1
                 digest = stored.raw_sha256
@@ -229,6 +232,8 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
         for reason, n in frontier.skipped.items():
             report.pages.skipped[reason] = report.pages.skipped.get(reason, 0) + n
         report.pages.discovered = len(frontier.seen) - frontier.skipped.get("offsite", 0)
+        for key, n in fetcher.status_counts.items():
+            report.pages.status_counts[key] = report.pages.status_counts.get(key, 0) + n
 
     removed = {url for url, missed in state.count_missing(source_id, frontier.linked).items()
                if missed >= MISSING_RUNS_TO_REMOVE}
