@@ -9,6 +9,7 @@ import heapq
 import re
 import zlib
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -17,6 +18,8 @@ from protego import Protego
 from ingest.urls import Scope
 
 MAX_SITEMAP_DEPTH = 3
+# A sitemap lastmod within this many days earns a priority bonus. *ours*
+RECENT_DAYS = 365
 MAX_SITEMAP_FILES = 50
 MAX_SITEMAP_BYTES = 50_000_000
 # Frontier admits up to this many times the fetch budget (R-3.6).
@@ -56,11 +59,14 @@ def parse_sitemap(body: bytes) -> Sitemap:
         if root is None:
             return Sitemap()
         kind = etree.QName(root).localname.lower()
+        if kind in ("feed", "rss"):
+            return Sitemap(tuple(_feed_entries(root)))
         pages, children = [], []
         for node in root:
             if not isinstance(node.tag, str):
                 continue
             loc = lastmod = None
+            alternates: list[str] = []
             for child in node:
                 if not isinstance(child.tag, str):
                     continue
@@ -69,6 +75,8 @@ def parse_sitemap(body: bytes) -> Sitemap:
                     loc = child.text.strip()
                 elif name == "lastmod" and child.text:
                     lastmod = child.text.strip()
+                elif name == "link" and child.get("rel") == "alternate" and child.get("href"):
+                    alternates.append(child.get("href").strip())  # hreflang versions of the page
             if not loc and node.text and re.match(r"\s*https?://", node.text):
                 loc = node.text.strip()  # <sitemap>URL</sitemap> without <loc>, seen in the wild
             if not loc:
@@ -77,7 +85,9 @@ def parse_sitemap(body: bytes) -> Sitemap:
                 children.append(loc)
             else:
                 pages.append(SitemapEntry(loc, lastmod))
-        return Sitemap(tuple(pages), tuple(children))
+                pages.extend(SitemapEntry(href, lastmod) for href in alternates if href != loc)
+        unique = {entry.url: entry for entry in reversed(pages)}  # first mention wins
+        return Sitemap(tuple(e for e in pages if unique.get(e.url) is e), tuple(children))
     lines = data.decode("utf-8", "replace").splitlines()
     return Sitemap(tuple(SitemapEntry(line.strip()) for line in lines if re.match(r"^https?://", line.strip())))
 
@@ -87,6 +97,40 @@ def decode_robots(body: bytes) -> str:
     if body.startswith((b"\xff\xfe", b"\xfe\xff")):
         return body.decode("utf-16", "replace")
     return body.decode("utf-8-sig", "replace")
+
+
+def _feed_entries(root) -> list[SitemapEntry]:
+    """Atom entries' links and RSS items' links: sitemaps.org accepts both feeds as sitemaps."""
+    entries = []
+    for node in root.iter():
+        if not isinstance(node.tag, str) or etree.QName(node).localname.lower() not in ("entry", "item"):
+            continue
+        link = updated = None
+        for child in node:
+            if not isinstance(child.tag, str):
+                continue
+            name = etree.QName(child).localname.lower()
+            if name == "link" and link is None:
+                href = child.get("href") or (child.text or "").strip()
+                if href and child.get("rel", "alternate") == "alternate":
+                    link = href.strip()
+            elif name in ("updated", "pubdate") and child.text:
+                updated = child.text.strip()
+        if link:
+            entries.append(SitemapEntry(link, updated))
+    return entries
+
+
+def lastmod_bonus(lastmod: str | None, now: datetime | None = None) -> int:
+    """Priority bonus for a sitemap entry changed within the last year (R-3.5)."""
+    if not lastmod:
+        return 0
+    try:
+        changed = datetime.fromisoformat(lastmod[:10])
+    except ValueError:
+        return 0
+    now = now or datetime.now()
+    return 1 if timedelta(0) <= now - changed <= timedelta(days=RECENT_DAYS) else 0
 
 
 def parse_robots(body: bytes | str) -> Protego:

@@ -135,8 +135,8 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
             fetcher.set_crawl_delay(urlsplit(scope.root).hostname or "", float(delay))
         frontier.add(homepage.url, 0)
         if settings.use_sitemaps:
-            for url in await _sitemap_urls(fetcher, scope, robots, report):
-                frontier.add(url, 1)
+            for entry in await _sitemap_urls(fetcher, scope, robots, report):
+                frontier.add(entry.url, 1, bonus=discover.lastmod_bonus(entry.lastmod))
         for url in known:  # pages we stored are re-checked even if no longer linked
             frontier.add(url, 1, linked=False)
         active = done = 0
@@ -332,11 +332,11 @@ async def _robots(fetcher: Fetcher, scope: Scope, settings: Settings, report: Ru
     return None
 
 
-async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots, report: RunReport) -> list[str]:
+async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots, report: RunReport) -> list[discover.SitemapEntry]:
     queue = list(robots.sitemaps) if robots else []
     queue.append(scope.root + "sitemap.xml")
     seen: set[str] = set()
-    pages: list[str] = []
+    pages: list[discover.SitemapEntry] = []
     depth = {url: 0 for url in queue}
     while queue and len(seen) < discover.MAX_SITEMAP_FILES:
         url = scope.normalize(queue.pop(0), scope.root)  # robots.txt may give relative sitemap URLs
@@ -348,7 +348,7 @@ async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots, report: RunRepor
         if not (page.ok and page.status == 200):
             continue
         sitemap = discover.parse_sitemap(page.body)
-        pages.extend(entry.url for entry in sitemap.pages)
+        pages.extend(sitemap.pages)
         for child in sitemap.children:
             if depth.get(url, 0) < discover.MAX_SITEMAP_DEPTH:
                 depth[child] = depth.get(url, 0) + 1

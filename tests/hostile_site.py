@@ -29,8 +29,10 @@ def _text(name: str) -> str:
 
 
 class HostileSite:
-    def __init__(self, waf_threshold: int | None = None, latency: float = 0.0, crawl_delay: float | None = None) -> None:
+    def __init__(self, waf_threshold: int | None = None, latency: float = 0.0, crawl_delay: float | None = None,
+                 block_all_but_home: bool = False) -> None:
         self.waf_threshold, self.latency, self.crawl_delay = waf_threshold, latency, crawl_delay
+        self.block_all_but_home = block_all_but_home
         self.log: list[tuple[str, float, int]] = []
         self.in_flight = 0
         self.lock = threading.Lock()
@@ -48,6 +50,8 @@ class HostileSite:
                 with site.lock:
                     site.in_flight += 1
                     blocked = site.waf_threshold is not None and site.in_flight > site.waf_threshold
+                    # A datacenter-IP block that lets only the homepage and robots through.
+                    blocked = blocked or (site.block_all_but_home and self.path not in ("/", "/robots.txt"))
                 arrived = time.monotonic()
                 try:
                     if blocked:
@@ -104,7 +108,7 @@ class HostileSite:
         links = ["/", *[f"/{n}/" for n in CONTENT], "/shop/", "/events/?month=1", "/auth/google",
                  "/login", "/giris", "/kayit", "/cart/", "/private/secret/", "/hidden/", "/header-hidden/",
                  "/wall/", "/huge/", "/bomb/", "/loop/a", "/slow-down/", "/about/?utm_source=news&fbclid=x",
-                 "/about/?gclid=abc"]
+                 "/about/?gclid=abc", "/brochure.pdf"]
         if path == "/robots.txt":
             delay = f"Crawl-delay: {self.crawl_delay}\n" if self.crawl_delay else ""
             return h._send(200, f"User-agent: *\n{delay}Disallow: /private/\nSitemap: {self.base}/sitemap_index.xml\n"
@@ -137,6 +141,8 @@ class HostileSite:
         if path == "/header-hidden/":
             body = _page("Header hidden", _text("header-hidden"), ["/"])
             return h._send(200, body, {"X-Robots-Tag": "noindex, nofollow"})
+        if path == "/brochure.pdf":
+            return h._send(200, b"%PDF-1.4 not a web page", ctype="application/pdf")
         if path == "/wall/":
             return h._send(200, CHALLENGE)
         if path == "/huge/":

@@ -66,3 +66,64 @@ def test_frontier_obeys_robots():
     frontier = _frontier(robots=robots)
     assert not frontier.add("https://acme.com/private/x", 1)
     assert frontier.skipped == {"robots": 1}
+
+
+def test_feeds_and_sitemap_extensions_from_the_vectors():
+    atom = parse_sitemap((SITEMAPS / "atom.xml").read_bytes())
+    assert [p.url for p in atom.pages] == ["http://example.org/2003/12/13/atom03"]
+    images = parse_sitemap((SITEMAPS / "extension" / "sitemap-images.xml").read_bytes())
+    assert [p.url for p in images.pages] == ["http://www.example.com/images/some_image_landing_page.html"]
+    links = parse_sitemap((SITEMAPS / "extension" / "sitemap-links.xml").read_bytes())
+    urls = [p.url for p in links.pages]
+    assert "http://www.example.com/deutsch/" in urls and len(urls) == len(set(urls))  # hreflang pages, once each
+    for name in ("sitemap-news.xml", "sitemap-videos.xml", "sitemap-mobile.xml", "pagemaps-sitemap.xml"):
+        pages = parse_sitemap((SITEMAPS / "extension" / name).read_bytes()).pages
+        assert pages and all(p.url.startswith("http") and not p.url.endswith((".jpg", ".png")) for p in pages), name
+
+
+def test_rss_items_are_pages():
+    rss = b"""<rss version="2.0"><channel><title>x</title><link>https://a.com/</link>
+    <item><title>Post</title><link>https://a.com/post-1</link><pubDate>Tue, 10 Jun 2025</pubDate></item></channel></rss>"""
+    assert [p.url for p in parse_sitemap(rss).pages] == ["https://a.com/post-1"]
+
+
+def test_recent_lastmod_earns_a_priority_bonus():
+    from datetime import datetime
+
+    from ingest.discover import lastmod_bonus
+
+    now = datetime(2026, 11, 30)
+    assert lastmod_bonus("2026-10-01", now) == 1
+    assert lastmod_bonus("2026-10-01T12:00:00+00:00", now) == 1
+    assert lastmod_bonus("2019-01-01", now) == 0
+    assert lastmod_bonus("not a date", now) == 0 and lastmod_bonus(None, now) == 0
+
+
+def test_discovery_limit_is_four_times_the_page_budget():
+    frontier = _frontier(max_pages=3)
+    admitted = sum(frontier.add(f"https://acme.com/p{i}", 1) for i in range(30))
+    assert admitted == 12 and frontier.skipped["discovery_limit"] == 18
+
+
+def test_byte_budget_stops_admission():
+    frontier = _frontier(max_pages=10)
+    frontier.max_bytes = 1000
+    frontier.add("https://acme.com/a", 1)
+    frontier.add("https://acme.com/b", 1)
+    assert frontier.next() is not None
+    frontier.bytes_spent = 1500
+    assert frontier.next() is None and frontier.skipped["budget_bytes"] == 1
+
+
+def test_crawl_monitor_flags_a_rate_that_does_not_fall():
+    from ingest.discover import CrawlMonitor
+
+    finite, endless = CrawlMonitor(), CrawlMonitor()
+    queued_finite = queued_endless = 0
+    for page in range(1, 81):
+        queued_finite += 3 if page <= 20 else 0  # a site whose links are all known early
+        queued_endless += 1.3 if page % 10 else 0.8
+        finite.page_done(queued_finite, 5)
+        endless.page_done(int(queued_endless), 50)
+    assert finite.trap_warning is None
+    assert endless.trap_warning and "not falling" in endless.trap_warning

@@ -79,6 +79,7 @@ def test_noindex_challenge_and_oversized_pages_are_skipped(hostile_run):
     assert report.pages.skipped["noindex"] == 2  # meta robots and X-Robots-Tag
     assert report.pages.skipped["challenge"] == 1
     assert report.pages.skipped["too_large"] == 2  # 50 MB body and a gzip bomb
+    assert report.pages.skipped["not_html"] == 1  # the PDF brochure (PDF support comes later)
     texts = "\n".join(_ingested_texts(settings, "hostile"))
     for absent in ("Checking your browser", "header-hidden page", "This is the hidden page"):
         assert absent not in texts
@@ -140,3 +141,13 @@ def test_crawl_delay_spaces_requests(tmp_path, monkeypatch):
     starts = sorted(t for path, t, _ in site.log if path not in ("/robots.txt",) and not path.startswith("/sitemap"))
     gaps = [b - a for a, b in zip(starts[1:], starts[2:])]  # the homepage came before robots.txt was read
     assert len(gaps) >= 4 and min(gaps) >= 0.25, gaps
+
+
+def test_a_site_that_blocks_our_network_says_so_and_how_to_fix_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "true")
+    with HostileSite(block_all_but_home=True) as site:
+        report = run(site.base + "/", load_settings(), business="blocked", index=False)
+    assert report.crawl.blocked_share >= 0.9
+    advice = [w for w in report.warnings if "blocks our server's network" in w]
+    assert advice and "SITEKB_PROXY_URL" in advice[0] and "IP address" in advice[0]
