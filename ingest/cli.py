@@ -38,6 +38,19 @@ def _parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="what is stored, and the last run's report")
     status.add_argument("--business")
     status.add_argument("--json", action="store_true")
+    serve = sub.add_parser("serve", help="start the retrieval HTTP API")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    keys = sub.add_parser("keys", help="API keys for the retrieval API")
+    keys_sub = keys.add_subparsers(dest="keys_command", required=True)
+    create = keys_sub.add_parser("create", help="create a key (shown once)")
+    create.add_argument("--business", required=True)
+    create.add_argument("--label")
+    listing = keys_sub.add_parser("list", help="list keys (never the secrets)")
+    listing.add_argument("--business")
+    revoke = keys_sub.add_parser("revoke", help="revoke a key by its id")
+    revoke.add_argument("--business", required=True)
+    revoke.add_argument("key_id")
     return parser
 
 
@@ -49,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
             return _run(args, settings)
         if args.command == "search":
             return _search(args, settings)
+        if args.command == "serve":
+            return _serve(args, settings)
+        if args.command == "keys":
+            return _keys(args, settings)
         return _status(args, settings)
     except (SettingsError, EmbedderUnavailable, TokenizerUnavailable) as exc:
         print(f"ingest: {exc}", file=sys.stderr)
@@ -178,6 +195,45 @@ def _status(args, settings) -> int:
             print(f"  last run: {outcome}, {last['pages']['fetched']} pages fetched, "
                   f"{last['chunks']['added']} chunks added, {last['seconds']:.1f}s")
     return EXIT_OK
+
+
+def _serve(args, settings) -> int:
+    import uvicorn
+
+    from retrieval.api import create_app
+
+    if not 0 < args.port < 65536:
+        print("ingest: --port must be between 1 and 65535", file=sys.stderr)
+        return EXIT_PROBLEM
+    print(f"retrieval API on http://{args.host}:{args.port} (OpenAPI at /docs); Ctrl-C stops it", file=sys.stderr)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
+    return EXIT_OK
+
+
+def _keys(args, settings) -> int:
+    state = StateStore(settings.state_path)
+    try:
+        if args.keys_command == "create":
+            try:
+                key_id, secret = state.create_key(args.business, args.label)
+            except LookupError as exc:
+                print(f"ingest: {exc}", file=sys.stderr)
+                return EXIT_PROBLEM
+            print(f"{key_id}  {secret}")
+            print("Keep the key now: it is stored only as a hash and cannot be shown again.", file=sys.stderr)
+        elif args.keys_command == "list":
+            for key in state.keys(args.business):
+                revoked = " (revoked)" if key["revoked_at"] else ""
+                print(f"{key['id']}  {key['business']}  {key['label'] or ''}{revoked}")
+        else:
+            owned = {k["id"] for k in state.keys(args.business)}
+            if args.key_id not in owned or not state.revoke_key(args.key_id):
+                print(f"ingest: no active key {args.key_id!r} for business {args.business!r}", file=sys.stderr)
+                return EXIT_PROBLEM
+            print(f"revoked {args.key_id}")
+        return EXIT_OK
+    finally:
+        state.close()
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ idea): resync diffs against it, and every run checks the store agrees with it.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import secrets
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -57,6 +59,15 @@ CREATE TABLE IF NOT EXISTS pending_vectors (
     embedder_id TEXT NOT NULL,
     vector BLOB NOT NULL
 );
+-- Retrieval API keys: only a hash is stored; the key is shown once, at creation.
+CREATE TABLE IF NOT EXISTS api_keys (
+    id TEXT PRIMARY KEY,
+    business TEXT NOT NULL REFERENCES businesses(id),
+    key_hash TEXT NOT NULL UNIQUE,
+    label TEXT,
+    created_at REAL NOT NULL,
+    revoked_at REAL
+);
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY,
     source_id INTEGER REFERENCES sources(id),
@@ -86,9 +97,10 @@ class StoredChunk:
 
 
 class StateStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, shared: bool = False) -> None:
+        """`shared=True` lets one connection serve several threads (callers serialise)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not shared)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
@@ -210,6 +222,42 @@ class StateStore:
                              [(n, source_id, url) for url, n in counts.items()])
         return counts
 
+    # API keys
+    def create_key(self, business: str, label: str | None = None) -> tuple[str, str]:
+        """(key id, secret key). The secret is returned once and stored only as a hash."""
+        if business not in self.businesses():
+            raise LookupError(f"unknown business {business!r}; ingest its site first")
+        key_id = "key_" + secrets.token_hex(4)
+        secret = f"skb_{secrets.token_urlsafe(32)}"
+        self._db.execute("INSERT INTO api_keys (id, business, key_hash, label, created_at) VALUES (?, ?, ?, ?, ?)",
+                         (key_id, business, _key_hash(secret), label, time.time()))
+        return key_id, secret
+
+    def keys(self, business: str | None = None) -> list[dict]:
+        query = "SELECT id, business, label, created_at, revoked_at FROM api_keys"
+        rows = self._db.execute(query + (" WHERE business=?" if business else "") + " ORDER BY created_at",
+                                (business,) if business else ())
+        return [dict(zip(("id", "business", "label", "created_at", "revoked_at"), row)) for row in rows]
+
+    def revoke_key(self, key_id: str) -> bool:
+        cur = self._db.execute("UPDATE api_keys SET revoked_at=? WHERE id=? AND revoked_at IS NULL",
+                               (time.time(), key_id))
+        return cur.rowcount == 1
+
+    def business_for_key(self, secret: str) -> str | None:
+        row = self._db.execute("SELECT business FROM api_keys WHERE key_hash=? AND revoked_at IS NULL",
+                               (_key_hash(secret),)).fetchone()
+        return row[0] if row else None
+
+    def source_summaries(self, business: str) -> list[dict]:
+        rows = self._db.execute(
+            "SELECT s.site, s.root_url, s.status, "
+            "(SELECT COUNT(*) FROM pages p WHERE p.source_id = s.id AND p.raw_sha256 IS NOT NULL), "
+            "(SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id), "
+            "(SELECT MAX(finished_at) FROM runs r WHERE r.source_id = s.id AND r.problem IS NULL) "
+            "FROM sources s WHERE s.business=? ORDER BY s.site", (business,))
+        return [dict(zip(("site", "root_url", "status", "pages", "chunks", "last_refreshed_at"), row)) for row in rows]
+
     # runs
     def start_run(self, business: str, source_id: int | None) -> int:
         cur = self._db.execute("INSERT INTO runs (business, source_id, started_at) VALUES (?, ?, ?)",
@@ -225,3 +273,7 @@ class StateStore:
                                (business,)).fetchone()
         return json.loads(row[0]) if row else None
 
+
+def _key_hash(secret: str) -> str:
+    # Keys are 256-bit random tokens: a plain SHA-256 cannot be brute-forced back.
+    return hashlib.sha256(secret.encode()).hexdigest()

@@ -14,7 +14,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import qdrant_edge as qe
 
@@ -25,6 +25,7 @@ SPARSE = "bm25"
 # Multilingual sites: no English stemmer, accents folded so "habitacion" finds "habitación".
 _BM25 = qe.Bm25(qe.Bm25Config(ascii_folding=True, stemmer=qe.DisabledStemmer()))
 RRF_K = 60
+SearchMode = Literal["hybrid", "dense", "lexical"]
 
 
 class StoreError(RuntimeError):
@@ -70,13 +71,19 @@ class VectorStore(Protocol):
 
     def payloads(self, business: str) -> dict[str, dict[str, Any]]: ...
 
-    def search(self, business: str, vector: list[float], text: str, limit: int) -> list[Hit]: ...
+    def search(self, business: str, vector: list[float] | None, text: str, limit: int,
+               mode: SearchMode = "hybrid") -> list[Hit]: ...
+
+    def page_chunks(self, business: str, url: str) -> list[dict[str, Any]]: ...
 
     def close(self) -> None: ...
 
 
-def _business_filter(business: str) -> qe.Filter:
-    return qe.Filter(must=[qe.FieldCondition(key="business", match=qe.MatchValue(business))])
+def _business_filter(business: str, url: str | None = None) -> qe.Filter:
+    must = [qe.FieldCondition(key="business", match=qe.MatchValue(business))]
+    if url is not None:
+        must.append(qe.FieldCondition(key="url", match=qe.MatchValue(url)))
+    return qe.Filter(must=must)
 
 
 class EdgeStore:
@@ -119,12 +126,12 @@ class EdgeStore:
     def count(self, business: str) -> int:
         return self._shard.count(qe.CountRequest(exact=True, filter=_business_filter(business)))
 
-    def _scroll(self, business: str, with_payload: bool) -> dict[str, dict[str, Any]]:
+    def _scroll(self, business: str, with_payload: bool, url: str | None = None) -> dict[str, dict[str, Any]]:
         points: dict[str, dict[str, Any]] = {}
         offset = None
         while True:
             records, offset = self._shard.scroll(qe.ScrollRequest(
-                offset=offset, limit=1000, filter=_business_filter(business), with_payload=with_payload))
+                offset=offset, limit=1000, filter=_business_filter(business, url), with_payload=with_payload))
             points.update((str(r.id), dict(r.payload or {})) for r in records)
             if offset is None:
                 return points
@@ -135,16 +142,25 @@ class EdgeStore:
     def payloads(self, business: str) -> dict[str, dict[str, Any]]:
         return self._scroll(business, with_payload=True)
 
-    def search(self, business: str, vector: list[float], text: str, limit: int) -> list[Hit]:
+    def page_chunks(self, business: str, url: str) -> list[dict[str, Any]]:
+        return sorted(self._scroll(business, True, url).values(), key=lambda p: p.get("position", 0))
+
+    def search(self, business: str, vector: list[float] | None, text: str, limit: int,
+               mode: SearchMode = "hybrid") -> list[Hit]:
         flt = _business_filter(business)
         indices, values = sparse_terms(text, query=True)
-        prefetches = [qe.Prefetch(limit=limit * 4, query=qe.Query.Nearest(vector, using=DENSE), filter=flt)]
-        if indices:
-            prefetches.append(qe.Prefetch(limit=limit * 4, filter=flt,
-                                          query=qe.Query.Nearest(qe.SparseVector(indices, values), using=SPARSE)))
-        results = self._shard.query(qe.QueryRequest(limit=limit, prefetches=prefetches, query=qe.Fusion.Rrf(k=RRF_K),
-                                                    filter=flt, with_payload=True))
-        return [Hit(id=str(r.id), score=float(r.score), payload=dict(r.payload or {})) for r in results]
+        dense = qe.Query.Nearest(vector, using=DENSE) if vector is not None and mode != "lexical" else None
+        lexical = qe.Query.Nearest(qe.SparseVector(indices, values), using=SPARSE) if indices and mode != "dense" else None
+        if dense is None and lexical is None:
+            return []
+        if dense is None or lexical is None:
+            request = qe.QueryRequest(limit=limit, query=dense or lexical, filter=flt, with_payload=True)
+        else:
+            request = qe.QueryRequest(limit=limit, query=qe.Fusion.Rrf(k=RRF_K), filter=flt, with_payload=True,
+                                      prefetches=[qe.Prefetch(limit=limit * 4, query=q, filter=flt)
+                                                  for q in (dense, lexical)])
+        return [Hit(id=str(r.id), score=float(r.score), payload=dict(r.payload or {}))
+                for r in self._shard.query(request)]
 
     def close(self) -> None:
         self._shard.close()
@@ -169,9 +185,12 @@ class QdrantServerStore:
             for key in ("business", "url"):
                 client.create_payload_index(collection, key, models.PayloadSchemaType.KEYWORD)
 
-    def _filter(self, business: str):
+    def _filter(self, business: str, url: str | None = None):
         m = self._m
-        return m.Filter(must=[m.FieldCondition(key="business", match=m.MatchValue(value=business))])
+        must = [m.FieldCondition(key="business", match=m.MatchValue(value=business))]
+        if url is not None:
+            must.append(m.FieldCondition(key="url", match=m.MatchValue(value=url)))
+        return m.Filter(must=must)
 
     def upsert(self, points: list[StoredPoint]) -> None:
         if not points:
@@ -191,11 +210,11 @@ class QdrantServerStore:
     def count(self, business: str) -> int:
         return self._client.count(self.collection, count_filter=self._filter(business), exact=True).count
 
-    def _scroll(self, business: str, with_payload: bool) -> dict[str, dict[str, Any]]:
+    def _scroll(self, business: str, with_payload: bool, url: str | None = None) -> dict[str, dict[str, Any]]:
         points: dict[str, dict[str, Any]] = {}
         offset = None
         while True:
-            records, offset = self._client.scroll(self.collection, scroll_filter=self._filter(business), limit=1000,
+            records, offset = self._client.scroll(self.collection, scroll_filter=self._filter(business, url), limit=1000,
                                                   offset=offset, with_payload=with_payload, with_vectors=False)
             points.update((str(r.id), dict(r.payload or {})) for r in records)
             if offset is None:
@@ -207,16 +226,28 @@ class QdrantServerStore:
     def payloads(self, business: str) -> dict[str, dict[str, Any]]:
         return self._scroll(business, with_payload=True)
 
-    def search(self, business: str, vector: list[float], text: str, limit: int) -> list[Hit]:
+    def page_chunks(self, business: str, url: str) -> list[dict[str, Any]]:
+        return sorted(self._scroll(business, True, url).values(), key=lambda p: p.get("position", 0))
+
+    def search(self, business: str, vector: list[float] | None, text: str, limit: int,
+               mode: SearchMode = "hybrid") -> list[Hit]:
         m = self._m
         flt = self._filter(business)
         indices, values = sparse_terms(text, query=True)
-        prefetch = [m.Prefetch(query=vector, using=DENSE, limit=limit * 4, filter=flt)]
-        if indices:
-            prefetch.append(m.Prefetch(query=m.SparseVector(indices=indices, values=values), using=SPARSE,
-                                       limit=limit * 4, filter=flt))
-        response = self._client.query_points(self.collection, prefetch=prefetch, query=m.FusionQuery(fusion=m.Fusion.RRF),
-                                             query_filter=flt, limit=limit, with_payload=True)
+        queries = []
+        if vector is not None and mode != "lexical":
+            queries.append((vector, DENSE))
+        if indices and mode != "dense":
+            queries.append((m.SparseVector(indices=indices, values=values), SPARSE))
+        if not queries:
+            return []
+        if len(queries) == 1:
+            response = self._client.query_points(self.collection, query=queries[0][0], using=queries[0][1],
+                                                 query_filter=flt, limit=limit, with_payload=True)
+        else:
+            response = self._client.query_points(
+                self.collection, prefetch=[m.Prefetch(query=q, using=u, limit=limit * 4, filter=flt) for q, u in queries],
+                query=m.FusionQuery(fusion=m.Fusion.RRF), query_filter=flt, limit=limit, with_payload=True)
         return [Hit(id=str(p.id), score=float(p.score), payload=dict(p.payload or {})) for p in response.points]
 
     def close(self) -> None:

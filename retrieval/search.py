@@ -1,12 +1,24 @@
-"""Hybrid search (dense + BM25, fused with RRF) within one business's chunks."""
+"""Hybrid search (dense + BM25, fused with RRF) within one business's chunks.
+
+One code path for the CLI, the HTTP API and in-process use: `Searcher` keeps the
+vector stores and the query embedder open (the API holds one for its lifetime);
+`search()` opens one for a single query.
+"""
 from __future__ import annotations
 
+import re
+import threading
 from dataclasses import asdict, dataclass
 
-from ingest.embed import make_embedder
+from ingest.embed import Embedder, make_embedder
 from ingest.settings import Settings, load_settings
 from ingest.state import StateStore
-from ingest.store import open_store
+from ingest.store import SearchMode, VectorStore, open_existing_store
+
+MAX_QUERY_CHARS = 1000
+# Two passages whose word sets overlap this much say the same thing: one is enough. *ours*
+NEAR_DUPLICATE_JACCARD = 0.85
+_WORDS = re.compile(r"\w+")
 
 
 class UnknownBusiness(LookupError):
@@ -26,28 +38,90 @@ class SearchHit:
         return asdict(self)
 
 
-def search(business: str, query: str, k: int = 5, settings: Settings | None = None) -> list[SearchHit]:
+def _words(hit_text: str) -> set[str]:
+    body = hit_text.split("\n\n", 1)[-1]  # the heading path differs between copies of one passage
+    return set(_WORDS.findall(body.lower()))
+
+
+def collapse_near_duplicates(hits: list[SearchHit], limit: int) -> list[SearchHit]:
+    """Best-first; a hit whose words are nearly those of a better hit is dropped."""
+    kept: list[tuple[SearchHit, set[str]]] = []
+    for hit in hits:
+        words = _words(hit.text)
+        if any(words and other and len(words & other) / len(words | other) >= NEAR_DUPLICATE_JACCARD
+               for _, other in kept):
+            continue
+        kept.append((hit, words))
+        if len(kept) == limit:
+            break
+    return [hit for hit, _ in kept]
+
+
+class Searcher:
+    """Searches any business; opens each embedder's store and model once."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._stores: dict[str, VectorStore | None] = {}
+        self._embedders: dict[str, Embedder] = {}
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> "Searcher":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for store in self._stores.values():
+            if store is not None:
+                store.close()
+        self._stores.clear()
+
+    def embedder_id(self, business: str) -> str:
+        if not self.settings.state_path.exists():
+            raise UnknownBusiness(f"no knowledge base for {business!r} (nothing ingested under {self.settings.data_dir})")
+        state = StateStore(self.settings.state_path)
+        try:
+            embedder_id = state.embedder_of(business)
+        finally:
+            state.close()
+        if embedder_id is None:
+            raise UnknownBusiness(f"no knowledge base for {business!r}; run `ingest run SITE --business {business}` first")
+        return embedder_id
+
+    def _open(self, embedder_id: str) -> tuple[Embedder, VectorStore | None]:
+        with self._lock:
+            if embedder_id not in self._stores:
+                self._embedders[embedder_id] = make_embedder(self.settings, recorded_id=embedder_id)
+                self._stores[embedder_id] = open_existing_store(self.settings, embedder_id)
+            return self._embedders[embedder_id], self._stores[embedder_id]
+
+    def store_for(self, business: str) -> VectorStore | None:
+        return self._open(self.embedder_id(business))[1]
+
+    def search(self, business: str, query: str, k: int = 5, mode: SearchMode = "hybrid",
+               vector: list[float] | None = None) -> list[SearchHit]:
+        """Top-k chunks of `business`. `vector` skips the query embedding (benchmarks)."""
+        query = query.strip()
+        if not query:
+            raise ValueError("the query is empty")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ValueError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
+        embedder, store = self._open(self.embedder_id(business))
+        if store is None:
+            return []
+        if vector is None and mode != "lexical":
+            vector = embedder.embed_query(query)
+        hits = store.search(business, vector, query, k * 2, mode=mode)
+        found = [SearchHit(text=h.payload.get("text", ""), heading_path=h.payload.get("heading_path", ""),
+                           url=h.payload.get("url", ""), title=h.payload.get("title", ""), score=round(h.score, 6),
+                           position=int(h.payload.get("position", 0))) for h in hits]
+        return collapse_near_duplicates(found, k)
+
+
+def search(business: str, query: str, k: int = 5, settings: Settings | None = None,
+           mode: SearchMode = "hybrid") -> list[SearchHit]:
     """Top-k chunks of `business` for `query`. Raises UnknownBusiness when nothing was ingested for it."""
-    settings = settings or load_settings()
-    query = query.strip()
-    if not query:
-        raise ValueError("the query is empty")
-    if not settings.state_path.exists():
-        raise UnknownBusiness(f"no knowledge base for {business!r} (nothing ingested under {settings.data_dir})")
-    state = StateStore(settings.state_path)
-    try:
-        embedder_id = state.embedder_of(business)
-    finally:
-        state.close()
-    if embedder_id is None:
-        raise UnknownBusiness(f"no knowledge base for {business!r}; run `ingest run SITE --business {business}` first")
-    embedder = make_embedder(settings, recorded_id=embedder_id)
-    vector = embedder.embed_query(query)
-    store = open_store(settings, embedder_id, embedder.dimensions)
-    try:
-        hits = store.search(business, vector, query, k)
-    finally:
-        store.close()
-    return [SearchHit(text=h.payload.get("text", ""), heading_path=h.payload.get("heading_path", ""),
-                      url=h.payload.get("url", ""), title=h.payload.get("title", ""), score=round(h.score, 6),
-                      position=int(h.payload.get("position", 0))) for h in hits]
+    with Searcher(settings or load_settings()) as searcher:
+        return searcher.search(business, query, k, mode)

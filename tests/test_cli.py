@@ -57,3 +57,52 @@ def test_bad_setting_is_named(settings, monkeypatch, capsys):
 @pytest.mark.parametrize("argv", [["search", "--business", "x", "-k", "0", "q"], ["run", "a.com", "--max-pages", "0"]])
 def test_bad_arguments(settings, argv, capsys):
     assert main(argv) == 2
+
+
+def test_keys_create_list_revoke(demo_site, settings, capsys):
+    assert main(["keys", "create", "--business", "nobody"]) == 2
+    assert "unknown business" in capsys.readouterr().err
+    assert main(["run", demo_site.base + "/", "--business", "demo", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["keys", "create", "--business", "demo", "--label", "phone line"]) == 0
+    key_id, secret = capsys.readouterr().out.split()
+    assert secret.startswith("skb_") and len(secret) > 40
+    assert main(["keys", "list", "--business", "demo"]) == 0
+    listing = capsys.readouterr().out
+    assert key_id in listing and secret not in listing and "revoked" not in listing
+    assert main(["keys", "revoke", "--business", "other", key_id]) == 2
+    assert main(["keys", "revoke", "--business", "demo", key_id]) == 0
+    assert main(["keys", "list"]) == 0 and "(revoked)" in capsys.readouterr().out
+
+
+def test_serve_answers_over_http(demo_site, settings, capsys):
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    assert main(["run", demo_site.base + "/", "--business", "demo", "--json"]) == 0
+    assert main(["keys", "create", "--business", "demo"]) == 0
+    secret = capsys.readouterr().out.split()[-1]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "ingest.cli", "serve", "--port", str(port)],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                if httpx.get(base + "/healthz").status_code == 200:
+                    break
+            except httpx.ConnectError:
+                time.sleep(0.1)
+        response = httpx.post(base + "/v1/search", json={"query": "what time is check-in?", "top_k": 3},
+                              headers={"Authorization": f"Bearer {secret}"}, timeout=30)
+        assert response.status_code == 200
+        assert any("15:00" in hit["text"] for hit in response.json()["hits"])
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

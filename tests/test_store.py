@@ -53,3 +53,15 @@ def test_edge_store_reopens_with_its_data(tmp_path):
         assert again.count("a") == 1
     finally:
         again.close()
+
+
+def test_search_modes_and_page_chunks(store):
+    store.upsert([
+        _point(1, "a", "single room costs 85 pounds", [1, 0, 0]),
+        _point(2, "a", "call us on +44 1736 555 0199", [0, 1, 0]),
+    ])
+    assert [h.payload["url"] for h in store.search("a", [0, 1, 0], "ignored words", 2, mode="dense")][0] == "u2"
+    assert [h.payload["url"] for h in store.search("a", None, "single room", 2, mode="lexical")] == ["u1"]
+    assert store.search("a", None, "zzz-unknown-term", 2, mode="lexical") == []
+    assert [p["text"] for p in store.page_chunks("a", "u2")] == ["call us on +44 1736 555 0199"]
+    assert store.page_chunks("b", "u2") == []

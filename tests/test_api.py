@@ -1,0 +1,187 @@
+"""The retrieval API (issue #7): auth, tenant isolation, validation, hybrid search, contract."""
+from __future__ import annotations
+
+import jsonschema
+import pytest
+from fastapi.testclient import TestClient
+
+from ingest.pipeline import run
+from ingest.settings import load_settings
+from ingest.state import StateStore
+from retrieval.api import create_app
+
+from conftest import DEMO_SITE, StaticSite
+
+BAKERY = {
+    "index.html": "<h1>Panadería Sol</h1><p>Panadería Sol bakes bread in Valencia every morning since 1987, with "
+                  "flour from local mills and a wood oven that the family built by hand.</p>",
+    "products/index.html": "<h1>Products</h1><h2>Empanadas</h2><p>Our empanadas de atún are folded by hand each "
+                           "morning.</p><h2>Catering trays</h2><p>The party tray, product code SKU-77812, feeds twelve "
+                           "guests and must be ordered two days ahead.</p>",
+    "contact/index.html": "<h1>Contact</h1><p>Call the bakery on +34 961 440 218 between 7:00 and 14:00, or visit "
+                          "Carrer de la Pau 4 in Valencia.</p>",
+    "story/index.html": "<h1>Our story</h1><p>Three generations of bakers have worked the same oven, and the "
+                        "sourdough starter is older than the shop itself, kept alive through every summer.</p>",
+}
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory):
+    import os
+
+    root = tmp_path_factory.mktemp("api")
+    saved = {k: os.environ.get(k) for k in ("SITEKB_DATA_DIR", "SITEKB_ALLOW_PRIVATE_HOSTS", "OPENAI_API_KEY")}
+    os.environ.update(SITEKB_DATA_DIR=str(root / "data"), SITEKB_ALLOW_PRIVATE_HOSTS="true")
+    os.environ.pop("OPENAI_API_KEY", None)
+    bakery = root / "bakery"
+    nav = "".join(f'<a href="/{p.split("/")[0]}/">{p.split("/")[0]}</a> ' for p in BAKERY if "/" in p)
+    for path, body in BAKERY.items():
+        (bakery / path).parent.mkdir(parents=True, exist_ok=True)
+        (bakery / path).write_text(f"<html><head><title>{path}</title></head><body><nav>{nav}</nav><main>{body}"
+                                   "</main></body></html>")
+    try:
+        settings = load_settings()
+        with StaticSite(DEMO_SITE, rewrite_hosts=("www.harbourlight.example",)) as site:
+            assert run(site.base + "/", settings, business="harbour").problem is None
+        with StaticSite(bakery) as site:
+            assert run(site.base + "/", settings, business="bakery").problem is None
+        state = StateStore(settings.state_path)
+        keys = {b: state.create_key(b, "test")[1] for b in ("harbour", "bakery")}
+        revoked_id, revoked = state.create_key("harbour", "old")
+        state.revoke_key(revoked_id)
+        state.close()
+        with TestClient(create_app(settings)) as client:
+            yield client, keys, revoked, settings
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _auth(key):
+    return {"Authorization": f"Bearer {key}"}
+
+
+def test_health(kb):
+    client, *_ = kb
+    assert client.get("/healthz").json() == {"status": "ok"}
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic dXNlcjpwYXNz"},
+                                     {"Authorization": "Bearer "}])
+@pytest.mark.parametrize("method, path, body", [("post", "/v1/search", {"query": "rooms"}),
+                                                ("get", "/v1/sources", None), ("get", "/v1/chunks?url=x", None)])
+def test_every_endpoint_refuses_missing_or_wrong_keys(kb, headers, method, path, body):
+    client, *_ = kb
+    response = getattr(client, method)(path, headers=headers, **({"json": body} if body else {}))
+    assert response.status_code == 401 and response.headers["www-authenticate"] == "Bearer"
+    assert "traceback" not in response.text.lower()
+
+
+def test_a_revoked_key_is_refused(kb):
+    client, _, revoked, _ = kb
+    assert client.post("/v1/search", json={"query": "rooms"}, headers=_auth(revoked)).status_code == 401
+
+
+def test_a_key_only_ever_sees_its_own_business(kb):
+    client, keys, *_ = kb
+    for business, query in (("harbour", "Panadería Sol empanadas"), ("bakery", "single room price check-in")):
+        response = client.post("/v1/search", json={"query": query, "top_k": 10}, headers=_auth(keys[business]))
+        assert response.status_code == 200 and response.json()["business"] == business
+        texts = " ".join(h["text"] for h in response.json()["hits"])
+        if business == "harbour":
+            assert "Panadería" not in texts and "empanadas" not in texts
+        else:
+            assert "Harbour" not in texts and "room" not in texts.lower()
+
+
+def test_the_request_cannot_name_another_business(kb):
+    client, keys, *_ = kb
+    response = client.post("/v1/search", json={"query": "bread", "business": "bakery"}, headers=_auth(keys["harbour"]))
+    assert response.status_code == 422 and "business" in response.text
+
+
+def test_sources_and_chunks_are_scoped_to_the_key(kb):
+    client, keys, *_ = kb
+    sources = client.get("/v1/sources", headers=_auth(keys["bakery"])).json()
+    assert sources["business"] == "bakery" and len(sources["sources"]) == 1
+    assert sources["sources"][0]["chunks"] > 0 and sources["sources"][0]["last_refreshed_at"]
+    hit = client.post("/v1/search", json={"query": "party tray"}, headers=_auth(keys["bakery"])).json()["hits"][0]
+    page = client.get("/v1/chunks", params={"url": hit["url"]}, headers=_auth(keys["bakery"])).json()
+    assert [c["position"] for c in page["chunks"]] == sorted(c["position"] for c in page["chunks"])
+    assert any(c["position"] == hit["position"] for c in page["chunks"])
+    other = client.get("/v1/chunks", params={"url": hit["url"]}, headers=_auth(keys["harbour"]))
+    assert other.status_code == 404
+
+
+@pytest.mark.parametrize("body, field", [({"query": ""}, "query"), ({"query": "x" * 1001}, "query"),
+                                         ({"query": "rooms", "top_k": 0}, "top_k"),
+                                         ({"query": "rooms", "top_k": 51}, "top_k"), ({}, "query"),
+                                         ({"query": 42}, "query")])
+def test_validation_errors_are_422_and_name_the_field(kb, body, field):
+    client, keys, *_ = kb
+    response = client.post("/v1/search", json=body, headers=_auth(keys["harbour"]))
+    assert response.status_code == 422
+    assert any(field in err["loc"] for err in response.json()["detail"])
+
+
+def test_not_json_is_422(kb):
+    client, keys, *_ = kb
+    response = client.post("/v1/search", content=b"rooms please", headers={**_auth(keys["harbour"]),
+                                                                          "Content-Type": "application/json"})
+    assert response.status_code == 422
+
+
+@pytest.mark.parametrize("query, expected", [("+34 961 440 218", "contact"), ("SKU-77812", "products"),
+                                             ("empanadas de atún", "products")])
+def test_hybrid_finds_names_codes_and_numbers(kb, query, expected):
+    client, keys, *_ = kb
+    hits = client.post("/v1/search", json={"query": query, "top_k": 3}, headers=_auth(keys["bakery"])).json()["hits"]
+    assert f"/{expected}/" in hits[0]["url"]
+
+
+def test_lexical_signal_is_what_finds_them(kb):
+    """Prices, codes and numbers: hybrid puts the passage holding them first every time;
+    the English dense model alone does not (it ranks both prices second)."""
+    client, *_ = kb
+    searcher = client.app.state.searcher  # the server's own: the store admits one opener
+    queries = [("bakery", "+34 961 440 218", "961 440 218"), ("bakery", "SKU-77812", "SKU-77812"),
+               ("bakery", "empanadas de atún", "empanadas de atún"), ("harbour", "£9.50", "9.50"),
+               ("harbour", "£240", "£240"), ("harbour", "TR26 1AB", "TR26 1AB")]
+
+    def rank(business, query, needle, mode):
+        hits = searcher.search(business, query, 10, mode=mode)
+        return next((i + 1 for i, h in enumerate(hits) if needle in h.text), 99)
+
+    hybrid = [rank(*q, "hybrid") for q in queries]
+    dense = [rank(*q, "dense") for q in queries]
+    assert hybrid == [1] * len(queries), hybrid
+    assert dense.count(1) < len(queries), dense
+
+
+def test_the_phone_number_in_the_footer_is_answerable(kb):
+    client, keys, *_ = kb
+    hits = client.post("/v1/search", json={"query": "what is your phone number", "top_k": 5},
+                       headers=_auth(keys["harbour"])).json()["hits"]
+    assert any("1736 555 0199" in h["text"] for h in hits)
+
+
+def test_responses_match_the_openapi_document(kb):
+    client, keys, *_ = kb
+    spec = client.get("/openapi.json").json()
+
+    def check(path, method, response):
+        schema = spec["paths"][path][method]["responses"][str(response.status_code)]["content"]["application/json"]["schema"]
+        jsonschema.validate(response.json(), {**schema, "components": spec["components"]},
+                            cls=jsonschema.Draft202012Validator)
+
+    auth = _auth(keys["harbour"])
+    search = client.post("/v1/search", json={"query": "breakfast"}, headers=auth)
+    check("/v1/search", "post", search)
+    check("/v1/search", "post", client.post("/v1/search", json={}, headers=auth))
+    check("/v1/sources", "get", client.get("/v1/sources", headers=auth))
+    check("/v1/chunks", "get", client.get("/v1/chunks", params={"url": search.json()["hits"][0]["url"]}, headers=auth))
+    assert set(spec["paths"]) == {"/healthz", "/v1/search", "/v1/chunks", "/v1/sources"}
+    assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
