@@ -65,6 +65,7 @@ class Searcher:
         self._stores: dict[str, VectorStore | None] = {}
         self._embedders: dict[str, Embedder] = {}
         self._lock = threading.Lock()
+        self._state: StateStore | None = None  # one connection, opened on first use
 
     def __enter__(self) -> "Searcher":
         return self
@@ -77,15 +78,17 @@ class Searcher:
             if store is not None:
                 store.close()
         self._stores.clear()
+        if self._state is not None:
+            self._state.close()
+            self._state = None
 
     def embedder_id(self, business: str) -> str:
         if not self.settings.state_path.exists():
             raise UnknownBusiness(f"no knowledge base for {business!r} (nothing ingested under {self.settings.data_dir})")
-        state = StateStore(self.settings.state_path)
-        try:
-            embedder_id = state.embedder_of(business)
-        finally:
-            state.close()
+        with self._lock:
+            if self._state is None:
+                self._state = StateStore(self.settings.state_path, shared=True)
+            embedder_id = self._state.embedder_of(business)
         if embedder_id is None:
             raise UnknownBusiness(f"no knowledge base for {business!r}; run `ingest run SITE --business {business}` first")
         return embedder_id

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Latency of the retrieval API (POST /v1/search) over loopback, with concurrent clients.
+
+    .venv/bin/python scripts/bench_latency.py [--layout 1x2000 --layout 100x1000] [--clients 8] [--requests 2000]
+
+For each layout (businesses x chunks each) a knowledge base is built in a temporary data
+folder on the embedded defaults: chunk texts are sentences drawn from the bundled
+sample site's words, vectors are random unit vectors (HNSW and filtering cost the
+same whatever the vectors mean; real embedding of 100k chunks would take over an hour
+here). The server (`ingest serve`) runs in its own process; clients spread requests
+over all businesses with their own keys. Reported: client-side p50/p95/p99 and
+throughput over HTTP (query embedding with the local model included), the same search
+in-process with the query vector given (embedding excluded), the embedding alone, and
+the server's peak memory. Prints JSON; docs/benchmarks.md records it.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _vocabulary() -> list[str]:
+    text = " ".join(p.read_text(encoding="utf-8") for p in (REPO / "scripts" / "demo_site").rglob("*.html"))
+    words = re.findall(r"[A-Za-zÀ-ÿ£0-9]{3,}", re.sub(r"<[^>]+>", " ", text))
+    return sorted(set(words))
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+
+
+def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: random.Random) -> dict[str, str]:
+    """Fill state and store; returns business -> API key."""
+    os.environ["SITEKB_DATA_DIR"] = str(data_dir)
+    from ingest.embed import LocalMiniLM
+    from ingest.settings import load_settings
+    from ingest.state import StateStore
+    from ingest.store import StoredPoint, open_store
+
+    settings = load_settings()
+    embedder = LocalMiniLM()
+    state = StateStore(settings.state_path)
+    store = open_store(settings, embedder.id, embedder.dimensions)
+    keys = {}
+    np_rng = np.random.default_rng(rng.randrange(2**32))
+    for b in range(businesses):
+        business = f"biz{b:03d}"
+        source_id = state.ensure_source(business, f"{business}.example")
+        state.set_embedder(business, embedder.id)
+        vectors = np_rng.standard_normal((chunks, embedder.dimensions)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        points, rows = [], []
+        for i in range(chunks):
+            text = f"Page {i % 50} > Section {i % 7}\n\n" + " ".join(rng.choice(vocab) for _ in range(60))
+            pid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{business}/{i}"))
+            url = f"https://{business}.example/page-{i % 50}/"
+            points.append(StoredPoint(pid, vectors[i].tolist(), {
+                "business": business, "url": url, "title": f"Page {i % 50}", "heading_path": f"Page {i % 50}",
+                "text": text, "position": i // 50, "fingerprint": pid, "embedder": embedder.id}))
+            rows.append((pid, url, pid, f"Page {i % 50}", i // 50, 100, embedder.id))
+        for start in range(0, chunks, 1000):
+            store.upsert(points[start:start + 1000])
+        state.add_chunks(source_id, rows)
+        keys[business] = state.create_key(business, "bench")[1]
+    store.close()
+    state.close()
+    return keys
+
+
+async def load(base: str, keys: dict[str, str], queries: list[str], clients: int, requests: int) -> tuple[list[float], float]:
+    latencies: list[float] = []
+    businesses = list(keys)
+    counter = iter(range(requests))
+
+    async def client(n: int) -> None:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+            for i in counter:
+                business = businesses[(i * 7 + n) % len(businesses)]
+                started = time.perf_counter()
+                response = await http.post("/v1/search", json={"query": queries[i % len(queries)], "top_k": 5},
+                                           headers={"Authorization": f"Bearer {keys[business]}"})
+                latencies.append((time.perf_counter() - started) * 1000)
+                response.raise_for_status()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(client(n) for n in range(clients)))
+    return latencies, time.perf_counter() - started
+
+
+def in_process(data_dir: Path, keys: dict[str, str], queries: list[str], n: int) -> dict:
+    os.environ["SITEKB_DATA_DIR"] = str(data_dir)
+    from ingest.embed import LocalMiniLM
+    from ingest.settings import load_settings
+    from retrieval.search import Searcher
+
+    embedder = LocalMiniLM()
+    embedder.embed_query("warm up")
+    vectors = [embedder.embed_query(q) for q in queries]
+    embed_ms = []
+    for q in queries[:200]:
+        started = time.perf_counter()
+        embedder.embed_query(q)
+        embed_ms.append((time.perf_counter() - started) * 1000)
+    search_ms = []
+    businesses = list(keys)
+    with Searcher(load_settings()) as searcher:
+        searcher.search(businesses[0], queries[0], 5, vector=vectors[0])
+        for i in range(n):
+            started = time.perf_counter()
+            searcher.search(businesses[i % len(businesses)], queries[i % len(queries)], 5, vector=vectors[i % len(vectors)])
+            search_ms.append((time.perf_counter() - started) * 1000)
+    return {"search_without_embedding_ms": {"p50": _percentile(search_ms, .5), "p95": _percentile(search_ms, .95),
+                                            "p99": _percentile(search_ms, .99)},
+            "query_embedding_ms": {"p50": _percentile(embed_ms, .5), "p95": _percentile(embed_ms, .95)}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--layout", action="append", default=None, help="BUSINESSESxCHUNKS, e.g. 100x1000")
+    parser.add_argument("--clients", type=int, action="append", default=None, help="concurrent clients (repeatable)")
+    parser.add_argument("--requests", type=int, default=2000)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    vocab = _vocabulary()
+    queries = [" ".join(rng.choice(vocab) for _ in range(rng.randint(3, 8))) for _ in range(500)]
+    results = []
+    for layout in args.layout or ["1x2000", "100x1000"]:
+        businesses, chunks = (int(x) for x in layout.split("x"))
+        data_dir = Path(tempfile.mkdtemp(prefix="sitekb-latency-"))
+        started = time.perf_counter()
+        keys = build(data_dir, businesses, chunks, vocab, rng)
+        build_s = time.perf_counter() - started
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        env = {**os.environ, "SITEKB_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
+        server = subprocess.Popen([sys.executable, "-m", "ingest.cli", "serve", "--port", str(port)], env=env,
+                                  stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(200):
+                try:
+                    httpx.get(base + "/healthz")
+                    break
+                except httpx.ConnectError:
+                    time.sleep(0.1)
+            asyncio.run(load(base, keys, queries, 4, 50))  # warm-up: model load, caches
+            http = {}
+            for clients in args.clients or [1, 4, 8]:
+                latencies, seconds = asyncio.run(load(base, keys, queries, clients, args.requests))
+                http[f"{clients}_clients"] = {"p50_ms": _percentile(latencies, .5), "p95_ms": _percentile(latencies, .95),
+                                              "p99_ms": _percentile(latencies, .99),
+                                              "throughput_qps": round(len(latencies) / seconds, 1)}
+            status = Path(f"/proc/{server.pid}/status").read_text()
+            peak_mb = int(re.search(r"VmHWM:\s+(\d+)", status).group(1)) // 1024
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+        results.append({
+            "layout": layout, "chunks_total": businesses * chunks, "build_s": round(build_s, 1),
+            "http_with_embedding": http,
+            "server_peak_rss_mb": peak_mb, **in_process(data_dir, keys, queries, 1000)})
+    print(json.dumps({"cpus": os.cpu_count(), "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
