@@ -38,6 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="what is stored, and the last run's report")
     status.add_argument("--business")
     status.add_argument("--json", action="store_true")
+    brief = sub.add_parser("brief", help="the few pages that describe a business, and its site's shape")
+    brief.add_argument("site", help="a domain (acme.com) or a URL")
+    brief.add_argument("--business", help="business id for usage metering (default: the site's host)")
+    brief.add_argument("--json", action="store_true")
+    brief.add_argument("--write", action="store_true", help="have a model write the brief (needs OPENAI_API_KEY)")
     serve = sub.add_parser("serve", help="start the retrieval HTTP API")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
@@ -64,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             return _search(args, settings)
         if args.command == "serve":
             return _serve(args, settings)
+        if args.command == "brief":
+            return _brief(args, settings)
         if args.command == "keys":
             return _keys(args, settings)
         return _status(args, settings)
@@ -194,6 +201,60 @@ def _status(args, settings) -> int:
             outcome = f"problem {last['problem']}" if last.get("problem") else "ok"
             print(f"  last run: {outcome}, {last['pages']['fetched']} pages fetched, "
                   f"{last['chunks']['added']} chunks added, {last['seconds']:.1f}s")
+    return EXIT_OK
+
+
+def _brief(args, settings) -> int:
+    from urllib.parse import urlsplit
+
+    from ingest.brief import build_brief, write_brief
+    from ingest.guard import BudgetExceeded, SpendGuard, UsageExhausted
+    from ingest.intake import homepage_candidates
+    from ingest.problems import SiteProblem
+    from ingest.urls import site_host
+
+    try:
+        business = args.business or site_host(urlsplit(homepage_candidates(args.site)[0]).hostname or args.site)
+    except SiteProblem as problem:
+        print(f"ingest: {problem.kind}: {problem.message}", file=sys.stderr)
+        return EXIT_PROBLEM
+    if args.write and settings.openai_api_key is None:
+        print("ingest: --write needs a model to write the brief: set OPENAI_API_KEY (or run without --write "
+              "to see the pages and sitemap summary the model would read)", file=sys.stderr)
+        return EXIT_PROBLEM
+    guard = SpendGuard(settings)
+    try:
+        try:
+            runs_left = guard.brief_runs_left(business)
+        except UsageExhausted as exc:
+            print(f"ingest: {exc}", file=sys.stderr)
+            return EXIT_PROBLEM
+        report = build_brief(args.site, settings)
+        if report.problem is None:
+            guard.record_brief_run(business)
+            report.runs_left_this_month = runs_left - 1
+            if args.write:
+                try:
+                    report.brief, _, report.spend_usd = write_brief(report, settings, guard, business)
+                except BudgetExceeded as exc:
+                    print(f"ingest: the brief was not written: {exc}", file=sys.stderr)
+                    return EXIT_PROBLEM
+    finally:
+        guard.close()
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    elif report.problem is None:
+        print(f"{report.site}: {len(report.pages)} pages read, logo {report.logo or 'not found'}")
+        for page in report.pages:
+            print(f"  {page.kind:9} {page.chars:5} chars  {page.url}")
+        sections = ", ".join(f"{s.section} {s.urls}" for s in report.sitemap.sections[:10])
+        print(f"  sitemap: {report.sitemap.total_urls} URLs; biggest sections: {sections or 'none'}")
+        print(f"  brief runs left this month: {report.runs_left_this_month}")
+        if report.brief:
+            print(f"\n{report.brief}\n\n(written for ${report.spend_usd:.4f})")
+    if report.problem:
+        print(f"ingest: {report.problem}: {report.message}", file=sys.stderr)
+        return EXIT_PROBLEM
     return EXIT_OK
 
 

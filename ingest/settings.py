@@ -63,6 +63,16 @@ class Settings(BaseSettings):
     )
     openai_model: str = "text-embedding-3-small"
     openai_price_per_mtok: float = Field(0.02, ge=0)
+    # The model that writes briefs, and its USD prices per 1M input / output tokens.
+    brief_model: str = "gpt-4o-mini"
+    brief_price_in_per_mtok: float = Field(0.15, ge=0)
+    brief_price_out_per_mtok: float = Field(0.60, ge=0)
+    # Daily spend caps in USD, per business and for the whole installation.
+    daily_cap_business_usd: float = Field(3.0, ge=0)
+    daily_cap_total_usd: float = Field(8.0, ge=0)
+    # Brief runs allowed per business per calendar month, by plan (seed 000).
+    plan: str = "business"
+    plans: dict[str, int] = Field(default_factory=lambda: {"free": 3, "business": 150})
 
     qdrant_url: str = ""
     qdrant_api_key: SecretStr | None = None

@@ -27,6 +27,7 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.failures: list[tuple[int, object]] = []
         self.requests: list[list[str]] = []
+        self.chats: list[dict] = []
         server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         server.daemon_threads = True
         server.fake = self  # type: ignore[attr-defined]
@@ -58,6 +59,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.failures:
             status, payload = fake.failures.pop(0)
             return self._send(status, payload)
+        if self.path.endswith("/chat/completions"):
+            return self._chat(fake, body)
         inputs = body.get("input", [])
         inputs = [inputs] if isinstance(inputs, str) else inputs
         fake.requests.append(inputs)
@@ -68,6 +71,20 @@ class _Handler(BaseHTTPRequestHandler):
                      for i, text in enumerate(inputs)],
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         })
+
+    def _chat(self, fake: "FakeOpenAI", body: dict) -> None:
+        """A 'model' that answers with the first line of each page it was given: enough to
+        show the brief is written from exactly the input sitekb sent."""
+        fake.chats.append(body)
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        headings = [line for line in user.splitlines() if line.startswith("## ")]
+        answer = "Brief written from: " + "; ".join(h[3:] for h in headings)
+        prompt = sum(len(m["content"].split()) for m in body["messages"])
+        self._send(200, {"id": "chatcmpl-1", "object": "chat.completion", "model": body.get("model"),
+                         "choices": [{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": answer}}],
+                         "usage": {"prompt_tokens": prompt, "completion_tokens": len(answer.split()),
+                                   "total_tokens": prompt + len(answer.split())}})
 
     def _send(self, status: int, payload: object) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
