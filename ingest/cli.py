@@ -38,6 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="what is stored, and the last run's report")
     status.add_argument("--business")
     status.add_argument("--json", action="store_true")
+    resync = sub.add_parser("resync", help="refresh every business whose weekly resync is due (cron/systemd)")
+    resync.add_argument("--due", action="store_true", required=True, help="only sources that are due")
+    resync.add_argument("--json", action="store_true")
+    sched = sub.add_parser("scheduler", help="run `resync --due` in a loop, as a long-lived process")
+    sched.add_argument("--interval", type=float, default=900, help="seconds between rounds (default 900)")
     brief = sub.add_parser("brief", help="the few pages that describe a business, and its site's shape")
     brief.add_argument("site", help="a domain (acme.com) or a URL")
     brief.add_argument("--business", help="business id for usage metering (default: the site's host)")
@@ -71,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
             return _serve(args, settings)
         if args.command == "brief":
             return _brief(args, settings)
+        if args.command == "resync":
+            return _resync(args)
+        if args.command == "scheduler":
+            return _scheduler(args)
         if args.command == "keys":
             return _keys(args, settings)
         return _status(args, settings)
@@ -171,36 +180,102 @@ def _search(args, settings) -> int:
 
 
 def _status(args, settings) -> int:
-    if not settings.state_path.exists():
-        businesses = []
-    else:
+    import time
+    from datetime import datetime, timezone
+
+    from ingest.guard import SpendGuard
+    from ingest.schedule import due_sources
+
+    def when(ts: float | None) -> str | None:
+        return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if ts else None
+
+    businesses = []
+    if settings.state_path.exists():
         state = StateStore(settings.state_path)
+        guard = SpendGuard(settings)
         try:
-            ids = [args.business] if args.business else state.businesses()
-            businesses = []
+            known = state.businesses()
+            ids = [args.business] if args.business else known
+            if args.business and args.business not in known:
+                print(f"ingest: unknown business {args.business!r}", file=sys.stderr)
+                return EXIT_PROBLEM
+            until, reason = guard.breaker()
+            breaker = {"open": until > time.time(), "until": when(until) if until > time.time() else None,
+                       "reason": reason if until > time.time() else None}
+            schedule = {(d.business, d.site): d for d in due_sources(settings, time.time())}
             for business in ids:
-                if business not in state.businesses():
-                    print(f"ingest: unknown business {business!r}", file=sys.stderr)
-                    return EXIT_PROBLEM
-                businesses.append({"business": business, "embedder": state.embedder_of(business),
-                                   "chunks": state.chunk_count(business), "sources": state.sources(business),
-                                   "last_run": state.last_report(business)})
+                last = state.last_report(business)
+                sources = []
+                for source in state.sources(business):
+                    due = schedule.get((business, source["site"]))
+                    sources.append({**source, "next_refresh": "now" if due and due.due else when(due.next_at) if due
+                                    else None, "refresh_note": due.reason if due else None})
+                businesses.append({
+                    "business": business, "embedder": state.embedder_of(business), "chunks": state.chunk_count(business),
+                    "sources": sources, "spend_today_usd": round(guard.spent_today(business), 6), "breaker": breaker,
+                    "last_error": (last.get("error") or last.get("message") or None) if last else None,
+                    "last_run": last})
         finally:
+            guard.close()
             state.close()
     if args.json:
         print(json.dumps(businesses, ensure_ascii=False, indent=2))
         return EXIT_OK
     if not businesses:
         print(f"nothing ingested yet under {settings.data_dir}")
+    elif businesses[0]["breaker"]["open"]:
+        print(f"circuit breaker OPEN until {businesses[0]['breaker']['until']}: {businesses[0]['breaker']['reason']}")
     for b in businesses:
-        print(f"{b['business']}: {b['chunks']} chunks ({b['embedder']})")
+        print(f"{b['business']}: {b['chunks']} chunks ({b['embedder']}), spent today ${b['spend_today_usd']:.4f}")
         for s in b["sources"]:
-            print(f"  source {s['site']} ({s['root_url']}): {s['status']}")
+            print(f"  source {s['site']} ({s['root_url']}): {s['status']}; next refresh {s['next_refresh']} "
+                  f"({s['refresh_note']})")
         last = b["last_run"]
         if last:
-            outcome = f"problem {last['problem']}" if last.get("problem") else "ok"
+            outcome = f"problem {last['problem']}" if last.get("problem") else (last.get("error_kind") or "ok")
             print(f"  last run: {outcome}, {last['pages']['fetched']} pages fetched, "
                   f"{last['chunks']['added']} chunks added, {last['seconds']:.1f}s")
+        if b["last_error"]:
+            print(f"  last error: {b['last_error']}")
+    return EXIT_OK
+
+
+def _resync(args) -> int:
+    from ingest.schedule import run_due
+
+    outcomes = run_due(load_settings)
+    if args.json:
+        print(json.dumps(outcomes, indent=2, ensure_ascii=False))
+    else:
+        if not outcomes:
+            print("nothing due")
+        for o in outcomes:
+            outcome = o["problem"] or o["error_kind"] or "ok"
+            print(f"{o['business']} ({o['site']}): {outcome}; {o['chunks']['added']} added, "
+                  f"{o['chunks']['deleted']} deleted, {o['embedding']['calls']} embedding calls")
+    stopped = any(o["error_kind"] == "BreakerOpen" for o in outcomes)
+    return EXIT_INTERNAL if stopped else EXIT_OK
+
+
+def _scheduler(args) -> int:
+    import signal
+    import threading
+
+    from ingest.schedule import scheduler
+
+    if args.interval <= 0:
+        print("ingest: --interval must be positive", file=sys.stderr)
+        return EXIT_PROBLEM
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    print(f"scheduler: refreshing due sources every {args.interval:.0f}s; SIGTERM stops it", file=sys.stderr)
+
+    def report_round(outcomes: list[dict]) -> None:
+        for o in outcomes:
+            print(json.dumps({k: o[k] for k in ("business", "site", "problem", "error", "seconds")}), flush=True)
+
+    scheduler(load_settings, args.interval, stop, on_round=report_round)
     return EXIT_OK
 
 

@@ -1,8 +1,11 @@
-"""Spend guard (R-9.1): every paid unit goes into a ledger in the state database, and
-daily caps (per business and in total) are checked before each paid call.
+"""Spend guard and circuit breaker (R-9.1, R-9.2).
 
-Caps are per UTC day. A call that would pass a cap is refused before it is made, with
-BudgetExceeded naming the cap; what was already paid for is kept.
+Every paid unit goes into a ledger in the state database; daily caps (per business and
+in total, per UTC day) are checked before each paid call, which is refused with
+BudgetExceeded naming the cap; what was already paid for is kept. The breaker, kept in
+the same database so a restart does not reset it, stops new jobs for 60 minutes when the
+provider says the credit is gone, and for 30 minutes after two quota errors in a row or
+eight failed jobs within 30 minutes.
 """
 from __future__ import annotations
 
@@ -29,7 +32,22 @@ CREATE TABLE IF NOT EXISTS brief_runs (
     business TEXT NOT NULL,
     at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS breaker (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    open_until REAL NOT NULL DEFAULT 0,
+    reason TEXT,
+    quota_streak INTEGER NOT NULL DEFAULT 0
+);
+INSERT OR IGNORE INTO breaker (id) VALUES (1);
+CREATE TABLE IF NOT EXISTS job_failures (at REAL NOT NULL);
 """
+
+CREDIT_PAUSE_S = 60 * 60
+QUOTA_PAUSE_S = 30 * 60
+FAILURE_PAUSE_S = 30 * 60
+QUOTA_ERRORS_IN_A_ROW = 2
+FAILED_JOBS_TO_OPEN = 8
+FAILED_JOBS_WINDOW_S = 30 * 60
 
 
 class BudgetExceeded(RuntimeError):
@@ -38,6 +56,10 @@ class BudgetExceeded(RuntimeError):
 
 class UsageExhausted(RuntimeError):
     """The plan's monthly allowance of an action is used up."""
+
+
+class BreakerOpen(RuntimeError):
+    """No new jobs start while the circuit breaker is open; the message says why and until when."""
 
 
 def _day_start(now: float) -> float:
@@ -104,3 +126,47 @@ class SpendGuard:
 
     def record_brief_run(self, business: str) -> None:
         self._db.execute("INSERT INTO brief_runs (business, at) VALUES (?, ?)", (business, self.clock()))
+
+    # Circuit breaker (R-9.2)
+    def breaker(self) -> tuple[float, str | None]:
+        """(open until, reason); open while `open until` is in the future."""
+        until, reason = self._db.execute("SELECT open_until, reason FROM breaker WHERE id=1").fetchone()
+        return float(until), reason
+
+    def check_breaker(self) -> None:
+        until, reason = self.breaker()
+        if until > self.clock():
+            when = datetime.fromtimestamp(until, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            raise BreakerOpen(f"no new jobs until {when}: {reason}")
+
+    def _open(self, seconds: float, reason: str) -> str:
+        until = self.clock() + seconds
+        self._db.execute("UPDATE breaker SET open_until=MAX(open_until, ?), reason=?, quota_streak=0 WHERE id=1",
+                         (until, reason))
+        return reason
+
+    def credit_exhausted(self) -> str:
+        """Opens the breaker for 60 minutes; returns the reason (for the alert)."""
+        return self._open(CREDIT_PAUSE_S, "the embedding/model provider says the account is out of credit")
+
+    def quota_error(self) -> str | None:
+        """Counts a quota error; the second in a row opens the breaker for 30 minutes."""
+        self._db.execute("UPDATE breaker SET quota_streak = quota_streak + 1 WHERE id=1")
+        streak = self._db.execute("SELECT quota_streak FROM breaker WHERE id=1").fetchone()[0]
+        if streak >= QUOTA_ERRORS_IN_A_ROW:
+            return self._open(QUOTA_PAUSE_S, f"{streak} quota errors in a row from the provider")
+        return None
+
+    def provider_ok(self) -> None:
+        self._db.execute("UPDATE breaker SET quota_streak=0 WHERE id=1")
+
+    def job_failed(self) -> str | None:
+        """Counts a failed job; the eighth within 30 minutes opens the breaker for 30 minutes."""
+        now = self.clock()
+        self._db.execute("INSERT INTO job_failures (at) VALUES (?)", (now,))
+        recent = self._db.execute("SELECT COUNT(*) FROM job_failures WHERE at > ?",
+                                  (now - FAILED_JOBS_WINDOW_S,)).fetchone()[0]
+        if recent >= FAILED_JOBS_TO_OPEN:
+            self._db.execute("DELETE FROM job_failures")
+            return self._open(FAILURE_PAUSE_S, f"{recent} jobs failed within 30 minutes")
+        return None

@@ -8,8 +8,12 @@ page, stale points are deleted and the new ones written (R-8.3).
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
@@ -17,7 +21,9 @@ import numpy as np
 
 from ingest import discover
 from ingest.chunk import chunk_document
-from ingest.embed import Embedder, EmbedderError, make_embedder
+from ingest.alerts import Alerter
+from ingest.embed import CreditExhausted, Embedder, EmbedderError, OpenAIEmbedder, QuotaExceeded, make_embedder
+from ingest.guard import BreakerOpen, BudgetExceeded, SpendGuard
 from ingest.extract import parse_html
 from ingest.fetch import REDIRECT_STATUSES, Fetcher, Validators
 from ingest.fingerprint import key_chunks
@@ -48,6 +54,10 @@ MIN_PAGES_FOR_COVERAGE = 4
 Progress = Callable[[str, int, int], None]
 
 
+class BusinessBusy(RuntimeError):
+    """Another job holds this business's lock."""
+
+
 def _no_progress(phase: str, done: int, total: int) -> None:
     pass
 
@@ -61,24 +71,83 @@ class CrawlResult:
 
 
 def run(site: str, settings: Settings, business: str | None = None, max_pages: int | None = None,
-        progress: Progress = _no_progress, index: bool = True) -> RunReport:
-    """Ingest or resync one site. Site problems come back in the report, never raised.
+        progress: Progress = _no_progress, index: bool = True, clock=time.time) -> RunReport:
+    """Ingest or resync one site. Site problems, spend caps, the breaker and provider
+    failures come back in the report; other failures are recorded, then raised.
     `index=False` discovers and fetches only (the report's page and crawl figures)."""
     started = time.monotonic()
     report = RunReport(business=business or "", site=site)
+    guard, alerter = SpendGuard(settings, clock), Alerter(settings, clock)
+    failed = False
     try:
-        asyncio.run(_run(site, settings, business, max_pages, report, progress, started, index))
+        guard.check_breaker()
+        asyncio.run(_run(site, settings, business, max_pages, report, progress, started, index, guard))
     except SiteProblem as problem:
-        report.problem = problem.kind
-        report.message = problem.message
+        report.problem, report.message = problem.kind, problem.message
+    except (BreakerOpen, BusinessBusy) as exc:
+        report.error, report.error_kind = str(exc), type(exc).__name__
+    except BudgetExceeded as exc:
+        report.error, report.error_kind = str(exc), type(exc).__name__
+        _alert(report, alerter, f"pause:{report.business}:{_today(clock)}", f"{report.business} paused by the spend cap",
+               f"Refreshing {report.site} stopped: {exc}. What was already paid for is kept; the source is "
+               "paused_budget and is not refreshed automatically until it is run by hand.")
     except EmbedderError as exc:
         report.error, report.error_kind = str(exc), type(exc).__name__
+        failed = True
+        if isinstance(exc, CreditExhausted):
+            _breaker_opened(report, alerter, guard.credit_exhausted(), clock)
+        elif isinstance(exc, QuotaExceeded):
+            _breaker_opened(report, alerter, guard.quota_error(), clock)
+    except Exception:
+        failed = True
+        raise
+    finally:
+        if failed:
+            _breaker_opened(report, alerter, guard.job_failed(), clock)
+        spent = guard.spent_today()
+        if spent > settings.alert_spend_usd:
+            _alert(report, alerter, f"spend:{_today(clock)}", f"daily spend passed ${settings.alert_spend_usd:.2f}",
+                   f"sitekb has spent ${spent:.2f} today (UTC); the daily cap is ${settings.daily_cap_total_usd:.2f}.")
+        guard.close()
+        alerter.close()
     report.seconds = round(time.monotonic() - started, 3)
     return report
 
 
+def _today(clock) -> str:
+    return datetime.fromtimestamp(clock(), timezone.utc).strftime("%Y-%m-%d")
+
+
+def _alert(report: RunReport, alerter: Alerter, event: str, subject: str, body: str) -> None:
+    report.warnings.extend(alerter.send_once(event, subject, body))
+
+
+def _breaker_opened(report: RunReport, alerter: Alerter, reason: str | None, clock) -> None:
+    if reason:
+        _alert(report, alerter, f"breaker:{int(clock())}", "circuit breaker opened: jobs paused",
+               f"No new sitekb jobs start for now: {reason}. The last job was {report.business} ({report.site}): "
+               f"{report.error}")
+
+
+@contextmanager
+def _business_lock(settings: Settings, business: str) -> Iterator[None]:
+    """One worker per business (R-10.3). An OS file lock: a crashed holder releases it."""
+    locks = settings.data_dir / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha1(business.encode()).hexdigest()[:16]
+    with open(locks / f"{name}.lock", "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BusinessBusy(f"another job for business {business!r} is running") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 async def _run(site: str, settings: Settings, business: str | None, max_pages: int | None,
-               report: RunReport, progress: Progress, started: float, index: bool = True) -> None:
+               report: RunReport, progress: Progress, started: float, index: bool, guard: SpendGuard) -> None:
     exclusions = load_exclusions()
     async with Fetcher(settings) as intake_fetcher:
         try:
@@ -91,30 +160,42 @@ async def _run(site: str, settings: Settings, business: str | None, max_pages: i
     report.business = business = business or site_host(parts.hostname or site)
     report.site = scope.site if parts.port is None else f"{scope.site}:{parts.port}"
 
-    state = StateStore(settings.state_path)
-    run_id = None
-    source_id = state.ensure_source(business, report.site)
-    try:
-        state.set_source(source_id, root_url=root)
-        run_id = state.start_run(business, source_id)
-        crawl = await _crawl(scope, homepage, settings, state, source_id, max_pages or settings.max_pages,
-                             report, progress)
-        if index:
-            _index(crawl, business, source_id, homepage.url, settings, state, report, progress)
-        state.set_source(source_id, status="ok", last_run_id=run_id)
-    except SiteProblem as problem:
-        report.problem, report.message = problem.kind, problem.message
-        state.set_source(source_id, status=f"problem:{problem.kind}", last_run_id=run_id)
-        raise
-    except EmbedderError as exc:
-        report.error, report.error_kind = str(exc), type(exc).__name__
-        state.set_source(source_id, status="failed", last_run_id=run_id)
-        raise
-    finally:
-        if run_id is not None:
-            report.seconds = round(time.monotonic() - started, 3)
-            state.finish_run(run_id, report.problem, report.model_dump())
-        state.close()
+    with _business_lock(settings, business):
+        state = StateStore(settings.state_path, clock=guard.clock)
+        run_id = None
+        source_id = state.ensure_source(business, report.site)
+        try:
+            state.set_source(source_id, root_url=root)
+            run_id = state.start_run(business, source_id)
+            guard.check(business)  # at job start (R-9.1)
+            crawl = await _crawl(scope, homepage, settings, state, source_id, max_pages or settings.max_pages,
+                                 report, progress)
+            if settings.proxy_url and settings.proxy_price_per_gb:
+                guard.record(business, f"run-{run_id}", "proxy_bytes", report.bytes_transferred,
+                             report.bytes_transferred / 1e9 * settings.proxy_price_per_gb)
+            if index:
+                _index(crawl, business, source_id, homepage.url, settings, state, report, progress,
+                       guard, f"run-{run_id}")
+            capped = report.pages.skipped.get("budget") or report.pages.skipped.get("budget_bytes")
+            state.set_source(source_id, status="capped" if capped else "ok", last_run_id=run_id)
+        except SiteProblem as problem:
+            report.problem, report.message = problem.kind, problem.message
+            state.set_source(source_id, status=f"problem:{problem.kind}", last_run_id=run_id)
+            raise
+        except BudgetExceeded as exc:
+            report.error, report.error_kind = str(exc), type(exc).__name__
+            state.set_source(source_id, status="paused_budget", last_run_id=run_id)
+            raise
+        except Exception as exc:
+            report.error, report.error_kind = report.error or f"{type(exc).__name__}: {exc}", type(exc).__name__
+            state.set_source(source_id, status="failed", last_run_id=run_id)
+            raise
+        finally:
+            if run_id is not None:
+                report.seconds = round(time.monotonic() - started, 3)
+                report.spend_usd = round(report.spend_usd, 6)
+                state.finish_run(run_id, report.problem, report.model_dump())
+            state.close()
 
 
 async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateStore, source_id: int,
@@ -206,6 +287,9 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
             if canonical and canonical != url and scope.in_site(canonical):
                 frontier.add(canonical, depth)
             reads.append(_Read(url, page, digest, doc, canonical if canonical != url else None))
+            # Saved as it is read: a run killed mid-crawl resumes with conditional requests (R-10.4).
+            state.save_page(source_id, url, page.status if not page.not_modified else 200, page.etag,
+                            page.last_modified, digest, doc.title)
 
         async def worker() -> None:
             nonlocal active, done
@@ -240,9 +324,6 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
     read_urls = {r.url for r in reads}
     candidates: list[_Read] = []
     for read in sorted(reads, key=lambda r: r.url):
-        status = read.page.status if not read.page.not_modified else 200
-        state.save_page(source_id, read.url, status, read.page.etag, read.page.last_modified, read.digest,
-                        read.doc.title)
         if read.doc.noindex or "noindex" in read.page.x_robots_tag.lower():
             result.gone[read.url] = read.page
             report.pages.skip("noindex")
@@ -357,7 +438,7 @@ async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots, report: RunRepor
 
 
 def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str, settings: Settings,
-           state: StateStore, report: RunReport, progress: Progress) -> None:
+           state: StateStore, report: RunReport, progress: Progress, guard: SpendGuard, job: str) -> None:
     documents = crawl.documents
     report.pages.empty = sum(1 for d in documents if d.text_chars == 0)
     if sum(d.text_chars for d in documents) < MIN_SITE_TEXT_CHARS:
@@ -385,7 +466,7 @@ def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str,
     to_add = [k for pid, k in new_by_id.items() if pid not in stored]
     report.chunks.unchanged = sum(1 for pid in new_by_id if pid in stored)
 
-    vectors = _embed(embedder, to_add, state, report, progress)
+    vectors = _embed(embedder, to_add, state, report, progress, guard, business, job)
     store = open_store(settings, embedder.id, embedder.dimensions)
     try:
         _delete_other_embedders(stale, embedder.id, settings, state)
@@ -415,7 +496,7 @@ def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str,
 
 
 def _embed(embedder: Embedder, to_add: list[KeyedChunk], state: StateStore, report: RunReport,
-           progress: Progress) -> dict[str, list[float]]:
+           progress: Progress, guard: SpendGuard, business: str, job: str) -> dict[str, list[float]]:
     """Vectors for `to_add`, reusing those paid for by an earlier, interrupted run. Each
     batch is saved as soon as it arrives, so an error or a kill loses no paid work."""
     cached = state.pending(embedder.id, [k.point_id for k in to_add])
@@ -424,7 +505,12 @@ def _embed(embedder: Embedder, to_add: list[KeyedChunk], state: StateStore, repo
     batch = EMBED_BATCH
     for start in range(0, len(missing), batch):
         part = missing[start:start + batch]
+        if isinstance(embedder, OpenAIEmbedder):  # the local model costs nothing
+            estimate = sum(k.chunk.tokens for k in part) * embedder.price_per_mtok / 1e6
+            guard.check(business, estimate)  # before every embedding batch (R-9.1)
         result = embedder.embed_documents([k.chunk.text for k in part])
+        guard.provider_ok()
+        guard.record(business, job, "embedding_tokens", result.tokens, result.cost_usd)
         fresh = dict(zip((k.point_id for k in part), result.vectors))
         state.save_pending(embedder.id, {pid: np.asarray(v, dtype=np.float32).tobytes() for pid, v in fresh.items()})
         vectors.update(fresh)

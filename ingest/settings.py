@@ -70,6 +70,21 @@ class Settings(BaseSettings):
     # Daily spend caps in USD, per business and for the whole installation.
     daily_cap_business_usd: float = Field(3.0, ge=0)
     daily_cap_total_usd: float = Field(8.0, ge=0)
+    # Proxy bandwidth price, USD per GB received through proxy_url (0: not billed).
+    proxy_price_per_gb: float = Field(0.0, ge=0)
+    # Alerts: e-mail over SMTP and/or a webhook; daily spend that raises one.
+    alert_spend_usd: float = Field(5.0, ge=0)
+    smtp_host: str = ""
+    smtp_port: int = Field(587, ge=1, le=65535)
+    smtp_tls: Literal["starttls", "ssl", "none"] = "starttls"
+    smtp_user: str = ""
+    smtp_password: SecretStr | None = None
+    alert_from: str = "sitekb@localhost"
+    alert_to: list[str] = Field(default_factory=list)
+    alert_webhook_url: str = ""
+    # Weekly refresh, and the wait after a failed refresh.
+    resync_interval_days: float = Field(7.0, gt=0)
+    failed_retry_hours: float = Field(24.0, ge=0)
     # Brief runs allowed per business per calendar month, by plan (seed 000).
     plan: str = "business"
     plans: dict[str, int] = Field(default_factory=lambda: {"free": 3, "business": 150})

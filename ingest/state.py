@@ -97,8 +97,10 @@ class StoredChunk:
 
 
 class StateStore:
-    def __init__(self, path: Path, shared: bool = False) -> None:
-        """`shared=True` lets one connection serve several threads (callers serialise)."""
+    def __init__(self, path: Path, shared: bool = False, clock=time.time) -> None:
+        """`shared=True` lets one connection serve several threads (callers serialise).
+        `clock` stamps runs (tests inject one instead of sleeping through hours)."""
+        self.clock = clock
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not shared)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -258,15 +260,26 @@ class StateStore:
             "FROM sources s WHERE s.business=? ORDER BY s.site", (business,))
         return [dict(zip(("site", "root_url", "status", "pages", "chunks", "last_refreshed_at"), row)) for row in rows]
 
+    def refresh_history(self) -> list[dict]:
+        """Per source: status, root URL, last successful run's end and last attempt's start."""
+        rows = self._db.execute(
+            "SELECT s.business, s.site, s.root_url, s.status, "
+            "(SELECT MAX(finished_at) FROM runs r WHERE r.source_id = s.id AND r.problem IS NULL "
+            "  AND json_extract(r.report, '$.error') IS NULL), "
+            "(SELECT MAX(started_at) FROM runs r WHERE r.source_id = s.id) "
+            "FROM sources s ORDER BY s.business, s.site")
+        return [dict(zip(("business", "site", "root_url", "status", "last_success_at", "last_attempt_at"), row))
+                for row in rows]
+
     # runs
     def start_run(self, business: str, source_id: int | None) -> int:
         cur = self._db.execute("INSERT INTO runs (business, source_id, started_at) VALUES (?, ?, ?)",
-                               (business, source_id, time.time()))
+                               (business, source_id, self.clock()))
         return int(cur.lastrowid)
 
     def finish_run(self, run_id: int, problem: str | None, report: dict) -> None:
         self._db.execute("UPDATE runs SET finished_at=?, problem=?, report=? WHERE id=?",
-                         (time.time(), problem, json.dumps(report), run_id))
+                         (self.clock(), problem, json.dumps(report), run_id))
 
     def last_report(self, business: str) -> dict | None:
         row = self._db.execute("SELECT report FROM runs WHERE business=? AND report IS NOT NULL ORDER BY id DESC LIMIT 1",
