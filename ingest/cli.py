@@ -38,6 +38,10 @@ def _parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="what is stored, and the last run's report")
     status.add_argument("--business")
     status.add_argument("--json", action="store_true")
+    extract = sub.add_parser("extract", help="print one page's extracted content (for checks and benchmarks)")
+    extract.add_argument("source", metavar="FILE_OR_URL", help="an .html or .html.gz file, or an http(s) URL")
+    extract.add_argument("--url", help="the page's URL, for resolving its links (files only)")
+    extract.add_argument("--format", choices=("markdown", "text"), default="markdown")
     resync = sub.add_parser("resync", help="refresh every business whose weekly resync is due (cron/systemd)")
     resync.add_argument("--due", action="store_true", required=True, help="only sources that are due")
     resync.add_argument("--json", action="store_true")
@@ -76,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
             return _serve(args, settings)
         if args.command == "brief":
             return _brief(args, settings)
+        if args.command == "extract":
+            return _extract(args, settings)
         if args.command == "resync":
             return _resync(args)
         if args.command == "scheduler":
@@ -86,9 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     except (SettingsError, EmbedderUnavailable, TokenizerUnavailable) as exc:
         print(f"ingest: {exc}", file=sys.stderr)
         return EXIT_PROBLEM
-    except StoreError as exc:
-        print(f"ingest: {exc}", file=sys.stderr)
-        return EXIT_INTERNAL
+    except StoreError as exc:  # e.g. a running `ingest serve` holds the embedded store: the user can act
+        print(f"ingest: {exc}; stop the other process (e.g. `ingest serve`) or point SITEKB_QDRANT_URL "
+              "at a Qdrant server", file=sys.stderr)
+        return EXIT_PROBLEM
     except KeyboardInterrupt:
         print("ingest: interrupted; the knowledge base keeps its previous content", file=sys.stderr)
         return 130
@@ -240,6 +247,41 @@ def _status(args, settings) -> int:
     return EXIT_OK
 
 
+def _extract(args, settings) -> int:
+    import gzip
+    from pathlib import Path
+
+    from ingest.extract import markdown_to_text, parse_html
+
+    if args.source.startswith(("http://", "https://")):
+        import asyncio
+
+        from ingest.fetch import Fetcher
+
+        async def get():
+            async with Fetcher(settings) as fetcher:
+                return await fetcher.fetch(args.source)
+        page = asyncio.run(get())
+        if not (page.ok and page.status == 200):
+            print(f"ingest: could not fetch {args.source}: {page.error or f'HTTP {page.status}'} {page.detail}".rstrip(),
+                  file=sys.stderr)
+            return EXIT_PROBLEM
+        body, url = page.body, page.final_url
+    else:
+        path = Path(args.source)
+        try:
+            body = path.read_bytes()
+            if path.suffix == ".gz":
+                body = gzip.decompress(body)
+        except (OSError, EOFError) as exc:
+            print(f"ingest: cannot read {path}: {exc}", file=sys.stderr)
+            return EXIT_PROBLEM
+        url = args.url or path.resolve().as_uri()
+    doc = parse_html(body, url)
+    print(doc.markdown if args.format == "markdown" else markdown_to_text(doc.markdown))
+    return EXIT_OK
+
+
 def _resync(args) -> int:
     from ingest.schedule import run_due
 
@@ -355,8 +397,9 @@ def _keys(args, settings) -> int:
             except LookupError as exc:
                 print(f"ingest: {exc}", file=sys.stderr)
                 return EXIT_PROBLEM
-            print(f"{key_id}  {secret}")
-            print("Keep the key now: it is stored only as a hash and cannot be shown again.", file=sys.stderr)
+            print(secret)
+            print(f"Created {key_id} for {args.business}. Keep the key now: it is stored only as a hash and "
+                  "cannot be shown again.", file=sys.stderr)
         elif args.keys_command == "list":
             for key in state.keys(args.business):
                 revoked = " (revoked)" if key["revoked_at"] else ""

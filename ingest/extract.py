@@ -18,6 +18,15 @@ REMOVE_TAGS = ("script", "style", "noscript", "template", "iframe", "svg", "canv
                "video", "audio", "map")
 # Per-page cookie/consent overlays: matched on id/class attributes only.
 _OVERLAY = re.compile(r"cookie|consent|gdpr", re.I)
+# Per-page furniture inside the content area, recognised by class or id: sharing
+# buttons, related posts, comments, breadcrumbs, sign-up boxes, ads, sidebars, post meta.
+# Only blocks that are short or mostly links are dropped, so a page wrapped in a
+# misleadingly named container keeps its text.
+_FURNITURE = re.compile(
+    r"(?:^|[-_\s])(?:share|sharing|social|related|breadcrumbs?|newsletter|subscribe|signup|comments?|"
+    r"sidebar|widget|advert|ads|ad-slot|promo|popup|modal|pagination|pager|tags|tag-list|post-meta|"
+    r"entry-meta|byline|author-box|skip-link|screen-reader-text|sr-only|visually-hidden|toc)(?:$|[-_\s])", re.I)
+FURNITURE_MAX_CHARS = 1500
 _SELF_LINK_TEXT = {"¶", "#", "§", "🔗", "link"}
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _TRAILING = re.compile(r"[ \t]+\n")
@@ -45,6 +54,17 @@ def _is_overlay(tag: Tag) -> bool:
     return bool(attrs.strip()) and bool(_OVERLAY.search(attrs)) and len(tag.get_text(" ", strip=True)) < 1500
 
 
+def _is_furniture(tag: Tag) -> bool:
+    attrs = " ".join([tag.get("id") or "", " ".join(tag.get("class") or [])])
+    if not attrs.strip() or not _FURNITURE.search(attrs):
+        return False
+    text = tag.get_text(" ", strip=True)
+    if len(text) < FURNITURE_MAX_CHARS:
+        return True
+    links = sum(len(a.get_text(" ", strip=True)) for a in tag.find_all("a"))
+    return links > 0.5 * len(text)
+
+
 def _clean(soup: BeautifulSoup) -> None:
     for tag in soup.find_all(REMOVE_TAGS):
         tag.decompose()
@@ -52,6 +72,8 @@ def _clean(soup: BeautifulSoup) -> None:
         if tag.decomposed or tag.attrs is None:
             continue
         if tag.name in ("div", "section", "aside") and _is_overlay(tag):
+            tag.decompose()
+        elif tag.name not in ("html", "body", "main", "article") and _is_furniture(tag):
             tag.decompose()
     for a in soup.find_all("a"):
         href = a.get("href") or ""
@@ -123,3 +145,19 @@ def _first_heading(markdown: str) -> str:
             return line.lstrip("#").strip()
     return ""
 
+
+
+def markdown_to_text(markdown: str) -> str:
+    """The Markdown without markup: headings on their own lines, table cells space-joined."""
+    out: list[str] = []
+    for line in markdown.splitlines():
+        stripped = line.strip()
+        if re.fullmatch(r"\|?[\s:|-]+\|?", stripped) and "-" in stripped:
+            continue  # a table's header separator row
+        stripped = re.sub(r"^#{1,6}\s+", "", stripped)
+        stripped = re.sub(r"^(?:[-*+]|\d+\.)\s+", "", stripped)
+        if stripped.startswith("|"):
+            stripped = " ".join(c.strip() for c in stripped.strip("|").split("|") if c.strip())
+        stripped = re.sub(r"(\*\*|__|`)", "", stripped)
+        out.append(stripped)
+    return _BLANK_RUNS.sub("\n\n", "\n".join(out)).strip()

@@ -23,7 +23,7 @@ MAX_TOP_K = 50
 
 
 class SearchRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What the caller asked.")
     top_k: int = Field(5, ge=1, le=MAX_TOP_K, description="How many passages to return.")
@@ -113,7 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except UnknownBusiness as exc:
             raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
         except ValueError as exc:
-            raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, str(exc)) from None
+            raise HTTPException(422, str(exc)) from None
         return SearchResponse(business=business, hits=[Hit(**h.to_dict()) for h in hits])
 
     @app.get("/v1/chunks", response_model=PageChunks)

@@ -116,7 +116,7 @@ def test_sources_and_chunks_are_scoped_to_the_key(kb):
     assert other.status_code == 404
 
 
-@pytest.mark.parametrize("body, field", [({"query": ""}, "query"), ({"query": "x" * 1001}, "query"),
+@pytest.mark.parametrize("body, field", [({"query": ""}, "query"), ({"query": "   "}, "query"), ({"query": "x" * 1001}, "query"),
                                          ({"query": "rooms", "top_k": 0}, "top_k"),
                                          ({"query": "rooms", "top_k": 51}, "top_k"), ({}, "query"),
                                          ({"query": 42}, "query")])

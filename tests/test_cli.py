@@ -65,7 +65,9 @@ def test_keys_create_list_revoke(demo_site, settings, capsys):
     assert main(["run", demo_site.base + "/", "--business", "demo", "--json"]) == 0
     capsys.readouterr()
     assert main(["keys", "create", "--business", "demo", "--label", "phone line"]) == 0
-    key_id, secret = capsys.readouterr().out.split()
+    captured = capsys.readouterr()
+    secret = captured.out.strip()
+    key_id = captured.err.split()[1]
     assert secret.startswith("skb_") and len(secret) > 40
     assert main(["keys", "list", "--business", "demo"]) == 0
     listing = capsys.readouterr().out
@@ -106,3 +108,18 @@ def test_serve_answers_over_http(demo_site, settings, capsys):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_extract_a_gzipped_file_as_markdown_and_text(tmp_path, capsys):
+    import gzip
+
+    page = tmp_path / "page.html.gz"
+    page.write_bytes(gzip.compress(b"<html><body><nav>Menu</nav><main><h1>Prices</h1><table><tr><th>Room</th>"
+                                   b"<th>Price</th></tr><tr><td>Single</td><td>85</td></tr></table></main></body></html>"))
+    assert main(["extract", str(page)]) == 0
+    markdown = capsys.readouterr().out
+    assert "# Prices" in markdown and "| Single | 85 |" in markdown and "Menu" not in markdown
+    assert main(["extract", str(page), "--format", "text"]) == 0
+    text = capsys.readouterr().out
+    assert "Prices\n" in text and "Single 85" in text and "|" not in text and "#" not in text
+    assert main(["extract", str(tmp_path / "missing.html")]) == 2
