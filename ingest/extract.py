@@ -19,11 +19,13 @@ REMOVE_TAGS = ("script", "style", "noscript", "template", "iframe", "svg", "canv
 # Per-page cookie/consent overlays: matched on id/class attributes only.
 _OVERLAY = re.compile(r"cookie|consent|gdpr", re.I)
 # Per-page furniture inside the content area, recognised by class or id: sharing
-# buttons, related posts, comments, breadcrumbs, sign-up boxes, ads, sidebars, post meta.
+# buttons, related posts, breadcrumbs, sign-up boxes, ads, sidebars, post meta.
+# Not comments: on a forum they are the content (WCXB dev: forum F1 0.483 -> 0.463
+# when comment blocks were dropped too).
 # Only blocks that are short or mostly links are dropped, so a page wrapped in a
 # misleadingly named container keeps its text.
 _FURNITURE = re.compile(
-    r"(?:^|[-_\s])(?:share|sharing|social|related|breadcrumbs?|newsletter|subscribe|signup|comments?|"
+    r"(?:^|[-_\s])(?:share|sharing|social|related|breadcrumbs?|newsletter|subscribe|signup|"
     r"sidebar|widget|advert|ads|ad-slot|promo|popup|modal|pagination|pager|tags|tag-list|post-meta|"
     r"entry-meta|byline|author-box|skip-link|screen-reader-text|sr-only|visually-hidden|toc)(?:$|[-_\s])", re.I)
 FURNITURE_MAX_CHARS = 1500
