@@ -107,7 +107,7 @@ class SpendGuard:
                 f"cap of ${self.settings.daily_cap_total_usd:.2f} (SITEKB_DAILY_CAP_TOTAL_USD)")
 
     def record(self, business: str, job: str, kind: str, units: int, usd: float) -> None:
-        if usd or units:
+        if usd > 0:  # the local model and unpriced proxies cost nothing: no ledger noise
             self._db.execute("INSERT INTO spend (business, job, kind, units, usd, at) VALUES (?, ?, ?, ?, ?, ?)",
                              (business, job, kind, units, usd, self.clock()))
 

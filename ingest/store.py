@@ -86,7 +86,20 @@ def _business_filter(business: str, url: str | None = None) -> qe.Filter:
     return qe.Filter(must=must)
 
 
-class EdgeStore:
+class _ScrollReads:
+    """The reads both stores build on their own `_scroll(business, with_payload, url)`."""
+
+    def point_ids(self, business: str) -> set[str]:
+        return set(self._scroll(business, with_payload=False))
+
+    def payloads(self, business: str) -> dict[str, dict[str, Any]]:
+        return self._scroll(business, with_payload=True)
+
+    def page_chunks(self, business: str, url: str) -> list[dict[str, Any]]:
+        return sorted(self._scroll(business, True, url).values(), key=lambda p: p.get("position", 0))
+
+
+class EdgeStore(_ScrollReads):
     def __init__(self, path: Path, dimensions: int | None) -> None:
         """`dimensions=None` opens an existing shard as it is."""
         self.path = path
@@ -136,15 +149,6 @@ class EdgeStore:
             if offset is None:
                 return points
 
-    def point_ids(self, business: str) -> set[str]:
-        return set(self._scroll(business, with_payload=False))
-
-    def payloads(self, business: str) -> dict[str, dict[str, Any]]:
-        return self._scroll(business, with_payload=True)
-
-    def page_chunks(self, business: str, url: str) -> list[dict[str, Any]]:
-        return sorted(self._scroll(business, True, url).values(), key=lambda p: p.get("position", 0))
-
     def search(self, business: str, vector: list[float] | None, text: str, limit: int,
                mode: SearchMode = "hybrid") -> list[Hit]:
         flt = _business_filter(business)
@@ -166,7 +170,7 @@ class EdgeStore:
         self._shard.close()
 
 
-class QdrantServerStore:
+class QdrantServerStore(_ScrollReads):
     """The same store on a Qdrant server (or qdrant-client's local mode, for tests)."""
 
     def __init__(self, client: Any, collection: str, dimensions: int | None) -> None:
@@ -219,15 +223,6 @@ class QdrantServerStore:
             points.update((str(r.id), dict(r.payload or {})) for r in records)
             if offset is None:
                 return points
-
-    def point_ids(self, business: str) -> set[str]:
-        return set(self._scroll(business, with_payload=False))
-
-    def payloads(self, business: str) -> dict[str, dict[str, Any]]:
-        return self._scroll(business, with_payload=True)
-
-    def page_chunks(self, business: str, url: str) -> list[dict[str, Any]]:
-        return sorted(self._scroll(business, True, url).values(), key=lambda p: p.get("position", 0))
 
     def search(self, business: str, vector: list[float] | None, text: str, limit: int,
                mode: SearchMode = "hybrid") -> list[Hit]:

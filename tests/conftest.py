@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,14 @@ def site_dir_server(tmp_path):
     with StaticSite(root) as site:
         site.root_dir = root
         yield site
+
+
+@contextmanager
+def crawl_env(data_dir: Path):
+    """For module-scoped fixtures: a data folder, loopback crawling allowed, the local
+    embedder (no OpenAI key); the environment is restored afterwards."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SITEKB_DATA_DIR", str(data_dir))
+        patch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "true")
+        patch.delenv("OPENAI_API_KEY", raising=False)
+        yield

@@ -10,7 +10,7 @@ from ingest.settings import load_settings
 from ingest.state import StateStore
 from retrieval.api import create_app
 
-from conftest import DEMO_SITE, StaticSite
+from conftest import DEMO_SITE, StaticSite, crawl_env
 
 BAKERY = {
     "index.html": "<h1>Panadería Sol</h1><p>Panadería Sol bakes bread in Valencia every morning since 1987, with "
@@ -27,19 +27,14 @@ BAKERY = {
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory):
-    import os
-
     root = tmp_path_factory.mktemp("api")
-    saved = {k: os.environ.get(k) for k in ("SITEKB_DATA_DIR", "SITEKB_ALLOW_PRIVATE_HOSTS", "OPENAI_API_KEY")}
-    os.environ.update(SITEKB_DATA_DIR=str(root / "data"), SITEKB_ALLOW_PRIVATE_HOSTS="true")
-    os.environ.pop("OPENAI_API_KEY", None)
     bakery = root / "bakery"
     nav = "".join(f'<a href="/{p.split("/")[0]}/">{p.split("/")[0]}</a> ' for p in BAKERY if "/" in p)
     for path, body in BAKERY.items():
         (bakery / path).parent.mkdir(parents=True, exist_ok=True)
         (bakery / path).write_text(f"<html><head><title>{path}</title></head><body><nav>{nav}</nav><main>{body}"
                                    "</main></body></html>")
-    try:
+    with crawl_env(root / "data"):
         settings = load_settings()
         with StaticSite(DEMO_SITE, rewrite_hosts=("www.harbourlight.example",)) as site:
             assert run(site.base + "/", settings, business="harbour").problem is None
@@ -52,12 +47,6 @@ def kb(tmp_path_factory):
         state.close()
         with TestClient(create_app(settings)) as client:
             yield client, keys, revoked, settings
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def _auth(key):

@@ -8,31 +8,20 @@ from ingest.state import StateStore
 from ingest.store import open_store
 from retrieval import search
 
-from conftest import HANDBOOK, shared_static_site
+from conftest import HANDBOOK, shared_static_site, crawl_env
 
 
 @pytest.fixture(scope="module")
 def handbook_runs(tmp_path_factory):
-    import os
-
     from ingest.settings import load_settings
 
     data = tmp_path_factory.mktemp("handbook")
-    old = {k: os.environ.get(k) for k in ("SITEKB_DATA_DIR", "SITEKB_ALLOW_PRIVATE_HOSTS", "OPENAI_API_KEY")}
-    os.environ.update(SITEKB_DATA_DIR=str(data), SITEKB_ALLOW_PRIVATE_HOSTS="true")
-    os.environ.pop("OPENAI_API_KEY", None)
-    try:
+    with crawl_env(data):
         settings = load_settings()
         with shared_static_site()(HANDBOOK, rewrite_hosts=["23people.io"]) as site:
             first = run(site.base + "/", settings, business="handbook")
             second = run(site.base + "/", settings, business="handbook")
             yield settings, first, second
-    finally:
-        for key, value in old.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def test_first_run_ingests_every_sitemap_page(handbook_runs):

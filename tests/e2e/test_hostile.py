@@ -8,6 +8,7 @@ from ingest.settings import load_settings
 from ingest.state import StateStore
 from ingest.store import open_existing_store
 
+from conftest import crawl_env
 from hostile_site import CONTENT, HostileSite
 
 
@@ -26,23 +27,12 @@ def _ingested_texts(settings, business):
 
 @pytest.fixture(scope="module")
 def hostile_run(tmp_path_factory):
-    import os
-
     data = tmp_path_factory.mktemp("hostile")
-    saved = {k: os.environ.get(k) for k in ("SITEKB_DATA_DIR", "SITEKB_ALLOW_PRIVATE_HOSTS", "OPENAI_API_KEY")}
-    os.environ.update(SITEKB_DATA_DIR=str(data), SITEKB_ALLOW_PRIVATE_HOSTS="true")
-    os.environ.pop("OPENAI_API_KEY", None)
-    try:
+    with crawl_env(data):
         settings = load_settings()
         with HostileSite() as site:
             report = run(site.base + "/", settings, business="hostile")
             yield site, report, settings
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def test_every_real_page_is_found_by_sitemap_index_gzip_child_or_link(hostile_run):
