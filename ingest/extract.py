@@ -13,7 +13,7 @@ from markdownify import MarkdownConverter
 
 from ingest.models import Document
 
-REMOVE_TAGS = ("script", "style", "noscript", "template", "iframe", "svg", "canvas", "form",
+REMOVE_TAGS = ("script", "style", "template", "iframe", "svg", "canvas",
                "button", "input", "select", "textarea", "object", "embed", "dialog", "img", "picture",
                "video", "audio", "map")
 # Per-page cookie/consent overlays: matched on id/class attributes only.
@@ -26,9 +26,13 @@ _OVERLAY = re.compile(r"cookie|consent|gdpr", re.I)
 # misleadingly named container keeps its text.
 _FURNITURE = re.compile(
     r"(?:^|[-_\s])(?:share|sharing|social|related|breadcrumbs?|newsletter|subscribe|signup|"
-    r"sidebar|widget|advert|ads|ad-slot|promo|popup|modal|pagination|pager|tags|tag-list|post-meta|"
-    r"entry-meta|byline|author-box|skip-link|screen-reader-text|sr-only|visually-hidden|toc)(?:$|[-_\s])", re.I)
+    r"sidebar|advert|ads|ad-slot|promo|popup|modal|pagination|pager|tags|tag-list|post-meta|"
+    r"entry-meta|byline|author-box|skip-link|screen-reader-text|sr-only|visually-hidden)(?:$|[-_\s])", re.I)
 FURNITURE_MAX_CHARS = 1500
+FURNITURE_MAX_SHARE = 0.3
+# A <main> or <article> with less than this share of the page's text is not its content. *ours*
+MIN_REGION_SHARE = 0.2
+NOSCRIPT_MIN_CHARS = 200
 _SELF_LINK_TEXT = {"¶", "#", "§", "🔗", "link"}
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _TRAILING = re.compile(r"[ \t]+\n")
@@ -56,11 +60,15 @@ def _is_overlay(tag: Tag) -> bool:
     return bool(attrs.strip()) and bool(_OVERLAY.search(attrs)) and len(tag.get_text(" ", strip=True)) < 1500
 
 
-def _is_furniture(tag: Tag) -> bool:
+def _is_furniture(tag: Tag, page_chars: int) -> bool:
     attrs = " ".join([tag.get("id") or "", " ".join(tag.get("class") or [])])
     if not attrs.strip() or not _FURNITURE.search(attrs):
         return False
     text = tag.get_text(" ", strip=True)
+    # A container named like furniture ("main-container fixed-sidebar") that holds the
+    # page's heading or a good share of its text is layout, not furniture.
+    if tag.find(["main", "article", "h1"]) is not None or len(text) > FURNITURE_MAX_SHARE * page_chars:
+        return False
     if len(text) < FURNITURE_MAX_CHARS:
         return True
     links = sum(len(a.get_text(" ", strip=True)) for a in tag.find_all("a"))
@@ -70,12 +78,29 @@ def _is_furniture(tag: Tag) -> bool:
 def _clean(soup: BeautifulSoup) -> None:
     for tag in soup.find_all(REMOVE_TAGS):
         tag.decompose()
+    # Forms are search boxes and sign-ups, unless the page itself is one (ASP.NET wraps
+    # the whole body in a <form>): then the form is unwrapped and its inputs go below.
+    page_chars = len(soup.get_text(" ", strip=True)) or 1
+    for form in soup.find_all("form"):
+        if form.decomposed:
+            continue
+        if len(form.get_text(" ", strip=True)) > FURNITURE_MAX_SHARE * page_chars:
+            form.unwrap()
+        else:
+            form.decompose()
+    # <noscript> usually holds a tracking pixel or "please enable JavaScript", but some
+    # platforms (Discourse forums, for one) put the whole page there for crawlers.
+    for tag in soup.find_all("noscript"):
+        if len(tag.get_text(" ", strip=True)) >= NOSCRIPT_MIN_CHARS:
+            tag.unwrap()
+        else:
+            tag.decompose()
     for tag in soup.find_all(True):
         if tag.decomposed or tag.attrs is None:
             continue
         if tag.name in ("div", "section", "aside") and _is_overlay(tag):
             tag.decompose()
-        elif tag.name not in ("html", "body", "main", "article") and _is_furniture(tag):
+        elif tag.name not in ("html", "body", "main", "article") and _is_furniture(tag, page_chars):
             tag.decompose()
     for a in soup.find_all("a"):
         href = a.get("href") or ""
@@ -84,11 +109,18 @@ def _clean(soup: BeautifulSoup) -> None:
 
 
 def _main_region(body: Tag) -> Tag | None:
-    """The page's main content element, or None to fall back to the whole body."""
-    mains = body.find_all("main") or body.find_all(attrs={"role": "main"})
+    """The page's main content element, or None to fall back to the whole body. A
+    <main> or a lone <article> holding little of the page's text (a review widget, a
+    product card) is not the content."""
+    body_chars = len(body.get_text(" ", strip=True))
+
+    def substantial(tag: Tag) -> bool:
+        return len(tag.get_text(" ", strip=True)) >= MIN_REGION_SHARE * body_chars
+
+    mains = [m for m in (body.find_all("main") or body.find_all(attrs={"role": "main"})) if substantial(m)]
     scope = mains[0] if len(mains) == 1 else body
     articles = scope.find_all("article")
-    if len(articles) == 1:
+    if len(articles) == 1 and substantial(articles[0]):
         return articles[0]
     return scope if scope is not body else None
 

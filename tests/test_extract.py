@@ -34,3 +34,37 @@ def test_links_canonical_and_noindex():
     noindex = parse_html(b'<html><head><meta name="robots" content="noindex, follow"></head><body>x</body></html>', "https://a.com/")
     assert noindex.noindex
 
+
+
+LONG = " ".join(f"Sentence {i} of the real content, with enough words to matter." for i in range(30))
+
+
+def test_a_form_wrapping_the_whole_page_is_unwrapped_not_dropped():
+    page = f"<html><body><form id='aspnetForm'><h1>Electricians</h1><p>{LONG}</p><input name=x></form></body></html>"
+    doc = parse_html(page.encode(), "https://a.com/")
+    assert "Sentence 29 of the real content" in doc.markdown
+    search = f"<html><body><main><p>{LONG}</p><form><label>Search the site</label><input></form></main></body></html>"
+    assert "Search the site" not in parse_html(search.encode(), "https://a.com/").markdown
+
+
+def test_noscript_with_the_page_in_it_is_read_and_a_pixel_is_not():
+    discourse = f"<html><body><div id='app'></div><noscript><h1>Topic</h1><p>{LONG}</p></noscript></body></html>"
+    assert "Sentence 29" in parse_html(discourse.encode(), "https://a.com/").markdown
+    pixel = f"<html><body><main><p>{LONG}</p></main><noscript><p>Please enable JavaScript.</p></noscript></body></html>"
+    assert "enable JavaScript" not in parse_html(pixel.encode(), "https://a.com/").markdown
+
+
+def test_a_tiny_article_is_not_mistaken_for_the_content():
+    page = (f"<html><body><div><h1>Aluminium wallet</h1><p>{LONG}</p></div>"
+            "<article class='review'><p>Great wallet!</p></article></body></html>")
+    doc = parse_html(page.encode(), "https://a.com/")
+    assert "Sentence 29" in doc.markdown and "Aluminium wallet" in doc.markdown
+
+
+def test_furniture_is_dropped_but_a_layout_container_named_like_it_is_kept():
+    page = (f"<html><body><main><div class='main-container fixed-sidebar'><h1>Pans</h1><p>{LONG[:300]}</p>"
+            "</div><div class='share-buttons'>Share on Facebook Share on X</div>"
+            "<div class='related-posts'><a href='/a'>Another post</a></div></main></body></html>")
+    md = parse_html(page.encode(), "https://a.com/").markdown
+    assert "# Pans" in md and "Sentence 1 " in md
+    assert "Share on Facebook" not in md and "Another post" not in md
