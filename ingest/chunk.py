@@ -144,6 +144,6 @@ def chunk_document(doc: Document, max_tokens: int) -> list[Chunk]:
             if not _WORD.search(body):
                 continue  # "..." or a lone separator says nothing a caller could ask about
             chunk = Chunk(url=doc.url, title=title, heading_path=heading_path, body=body.strip(),
-                          position=len(chunks), tokens=0)
+                          position=len(chunks), tokens=0, lang=doc.lang)
             chunks.append(replace(chunk, tokens=count_tokens(chunk.text)))
     return chunks

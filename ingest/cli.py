@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ingest.embed import EmbedderUnavailable
+from ingest.jobs import ServerError
 from ingest.models import RunReport
 from ingest.settings import SettingsError, load_settings
 from ingest.state import StateStore
@@ -96,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ingest: {exc}; stop the other process (e.g. `ingest serve`) or point SITEKB_QDRANT_URL "
               "at a Qdrant server", file=sys.stderr)
         return EXIT_PROBLEM
+    except ServerError as exc:
+        print(f"ingest: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
     except KeyboardInterrupt:
         print("ingest: interrupted; the knowledge base keeps its previous content", file=sys.stderr)
         return 130
@@ -131,8 +135,18 @@ def _run(args, settings) -> int:
     if args.max_pages is not None and args.max_pages < 1:
         print("ingest: --max-pages must be at least 1", file=sys.stderr)
         return EXIT_PROBLEM
+    link = _server(settings)
     with _progress(sys.stderr.isatty() and not args.json) as progress:
-        report = run(args.site, settings, business=args.business, max_pages=args.max_pages, progress=progress)
+        if link is not None:
+            try:
+                report = link.run(args.site, business=args.business, max_pages=args.max_pages, progress=progress)
+            except KeyboardInterrupt:
+                print("ingest: stopped watching; the job goes on in the server (see `ingest status`)", file=sys.stderr)
+                return 130
+            finally:
+                link.close()
+        else:
+            report = run(args.site, settings, business=args.business, max_pages=args.max_pages, progress=progress)
     if args.json:
         print(report.model_dump_json(indent=2))
     else:
@@ -164,13 +178,20 @@ def _print_report(report: RunReport) -> None:
 
 
 def _search(args, settings) -> int:
-    from retrieval.search import UnknownBusiness, search
+    from retrieval.search import SearchHit, UnknownBusiness, search
 
     if args.k < 1 or args.k > 100:
         print("ingest: -k must be between 1 and 100", file=sys.stderr)
         return EXIT_PROBLEM
+    link = _server(settings, quiet=True)
     try:
-        hits = search(args.business, args.query, args.k, settings)
+        if link is not None:
+            try:
+                hits = [SearchHit(**h) for h in link.search(args.business, args.query, args.k)]
+            finally:
+                link.close()
+        else:
+            hits = search(args.business, args.query, args.k, settings)
     except (UnknownBusiness, ValueError) as exc:
         print(f"ingest: {exc}", file=sys.stderr)
         return EXIT_PROBLEM
@@ -282,10 +303,33 @@ def _extract(args, settings) -> int:
     return EXIT_OK
 
 
-def _resync(args) -> int:
+def _server(settings, quiet: bool = False):
+    """The `ingest serve` that owns this data folder, if one runs: work goes to it."""
+    from ingest.jobs import find_server
+
+    link = find_server(settings)
+    if link is not None and not quiet:
+        print(f"ingest: handing the job to the server at {link.url}, which owns {settings.data_dir}",
+              file=sys.stderr)
+    return link
+
+
+def _run_due_round() -> list[dict]:
+    """One round of due refreshes, run by the server if one owns the data folder."""
     from ingest.schedule import run_due
 
-    outcomes = run_due(load_settings)
+    link = _server(load_settings())
+    if link is None:
+        return run_due(load_settings)
+    try:
+        return link.resync_due()
+    finally:
+        link.close()
+
+
+def _resync(args) -> int:
+
+    outcomes = _run_due_round()
     if args.json:
         print(json.dumps(outcomes, indent=2, ensure_ascii=False))
     else:
@@ -317,7 +361,7 @@ def _scheduler(args) -> int:
         for o in outcomes:
             print(json.dumps({k: o[k] for k in ("business", "site", "problem", "error", "seconds")}), flush=True)
 
-    scheduler(load_settings, args.interval, stop, on_round=report_round)
+    scheduler(load_settings, args.interval, stop, on_round=report_round, run_round=_run_due_round)
     return EXIT_OK
 
 
@@ -383,8 +427,17 @@ def _serve(args, settings) -> int:
     if not 0 < args.port < 65536:
         print("ingest: --port must be between 1 and 65535", file=sys.stderr)
         return EXIT_PROBLEM
-    print(f"retrieval API on http://{args.host}:{args.port} (OpenAPI at /docs); Ctrl-C stops it", file=sys.stderr)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
+    link = _server(settings, quiet=True)
+    if link is not None:
+        link.close()
+        print(f"ingest: a server at {link.url} already owns {settings.data_dir}; stop it first", file=sys.stderr)
+        return EXIT_PROBLEM
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{args.port}"
+    print(f"retrieval API on http://{args.host}:{args.port} (OpenAPI at /docs); ingestion jobs for "
+          f"{settings.data_dir} run here while it runs; Ctrl-C stops it", file=sys.stderr)
+    uvicorn.run(create_app(settings, announce_url=url, load=load_settings), host=args.host, port=args.port,
+                log_level="warning")
     return EXIT_OK
 
 

@@ -54,6 +54,9 @@ class Embedder(Protocol):
     model: str
     dimensions: int
     chunk_tokens: int
+    # ISO 639-1 codes the model was trained on; None for a multilingual model. Search
+    # leans on the lexical index for a query in another language (retrieval.search).
+    languages: tuple[str, ...] | None
 
     @property
     def id(self) -> str:
@@ -75,6 +78,7 @@ class LocalMiniLM:
     model = "all-MiniLM-L6-v2-int8"
     dimensions = 384
     chunk_tokens = MINILM_CHUNK_TOKENS
+    languages = ("en",)  # trained on English pairs only (model card)
     # Measured on 256 texts of ~200 tokens, 2 cores: batch 8 took 12.4 s and 521 MB peak,
     # batch 32 took 16.2 s and 1,462 MB (attention and padding grow with the batch).
     batch_size = 8
@@ -155,6 +159,7 @@ class OpenAIEmbedder:
         self.model = settings.openai_model
         self.dimensions = OPENAI_DIMENSIONS.get(self.model, 1536)
         self.chunk_tokens = OPENAI_CHUNK_TOKENS
+        self.languages = None  # text-embedding-3 models are multilingual
         self.price_per_mtok = settings.openai_price_per_mtok
         self.backoff_max_s = backoff_max_s
         # Retries are ours (tenacity), so the client's own are off.

@@ -62,6 +62,7 @@ class Chunk:
     body: str
     position: int
     tokens: int
+    lang: str = ""  # the page's language; picks the lexical analysis (ingest.lexical)
 
     @property
     def heading(self) -> str:

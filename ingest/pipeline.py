@@ -28,6 +28,8 @@ from ingest.extract import parse_html
 from ingest.fetch import REDIRECT_STATUSES, Fetcher, Validators
 from ingest.fingerprint import key_chunks
 from ingest.intake import find_homepage
+from ingest.lexical import SCHEME as LEXICAL_SCHEME
+from ingest.lexical import analysis_language
 from ingest.models import Document, KeyedChunk, Page, RunReport
 from ingest.problems import SiteProblem
 from ingest.rawstore import RawStore
@@ -477,19 +479,23 @@ def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str,
         for k in to_add:
             new_by_url.setdefault(k.chunk.url, []).append(k)
         # Page by page, delete then write: a search meanwhile sees a page's old or new
-        # chunks except for the moment between the two calls, and no duplicate survives.
+        # chunks (a search in another process, on a Qdrant server, may fall in the moment
+        # between the two calls), and no duplicate survives.
         for url in sorted(set(stale_by_url) | set(new_by_url)):
             doomed = stale_by_url.get(url, [])
-            store.delete(doomed)
+            fresh = new_by_url.get(url, [])
+            with store.swap():  # searches in this process wait for the pair (SharedStore)
+                store.delete(doomed)
+                store.upsert([StoredPoint(k.point_id, vectors[k.point_id], _payload(k, business, embedder.id))
+                              for k in fresh])
             state.delete_chunks(doomed)
             report.chunks.deleted += len(doomed)
-            fresh = new_by_url.get(url, [])
-            store.upsert([StoredPoint(k.point_id, vectors[k.point_id], _payload(k, business, embedder.id)) for k in fresh])
             state.add_chunks(source_id, [(k.point_id, k.chunk.url, k.fingerprint, k.chunk.heading, k.chunk.position,
                                           k.chunk.tokens, embedder.id) for k in fresh])
             state.drop_pending([k.point_id for k in fresh])
             report.chunks.added += len(fresh)
         state.set_embedder(business, embedder.id)
+        _reanalyse(store, state, business, {d.url: d.lang for d in all_docs}, {k.point_id for k in to_add}, report)
         _verify(store, state, business, embedder.id, report)
     finally:
         store.close()
@@ -539,7 +545,28 @@ def _delete_other_embedders(stale: list[str], current: str, settings: Settings, 
 def _payload(keyed: KeyedChunk, business: str, embedder_id: str) -> dict:
     chunk = keyed.chunk
     return {"business": business, "url": chunk.url, "title": chunk.title, "heading_path": chunk.heading,
-            "text": chunk.text, "position": chunk.position, "fingerprint": keyed.fingerprint, "embedder": embedder_id}
+            "text": chunk.text, "position": chunk.position, "fingerprint": keyed.fingerprint, "embedder": embedder_id,
+            "lang": chunk.lang}
+
+
+def _reanalyse(store, state: StateStore, business: str, lang_by_url: dict[str, str], written: set[str],
+               report: RunReport) -> None:
+    """Bring chunks indexed under an older lexical analysis (or with a page language that
+    has since changed) up to date from their stored text and vectors: no embedding calls."""
+    scheme, _ = state.lexical_of(business)
+    payloads = store.payloads(business)
+    lang_of = {pid: lang_by_url.get(p.get("url"), p.get("lang", "")) for pid, p in payloads.items()}
+    stale = {pid for pid, p in payloads.items()
+             if pid not in written and (scheme != LEXICAL_SCHEME or p.get("lang", "") != lang_of[pid])}
+    if stale:
+        points = [StoredPoint(p.id, p.vector, {**p.payload, "lang": lang_of[p.id]})
+                  for p in store.points(business) if p.id in stale]
+        for start in range(0, len(points), 256):
+            store.upsert(points[start:start + 256])
+        if scheme != LEXICAL_SCHEME:
+            report.warnings.append(f"re-indexed {len(points)} unchanged chunks for the lexical analysis "
+                                   f"{LEXICAL_SCHEME} from their stored text (no embedding calls)")
+    state.set_lexical(business, LEXICAL_SCHEME, {analysis_language(lang) for lang in lang_of.values()})
 
 
 def _verify(store, state: StateStore, business: str, embedder_id: str, report: RunReport) -> None:

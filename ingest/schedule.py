@@ -81,10 +81,11 @@ def run_due(load: Callable[[], Settings], clock: Callable[[], float] = time.time
 
 
 def scheduler(load: Callable[[], Settings], interval_s: float, stop: threading.Event,
-              clock: Callable[[], float] = time.time, on_round=None) -> None:
-    """The long-running form of `ingest resync --due`: one round, then wait, until stopped."""
+              clock: Callable[[], float] = time.time, on_round=None, run_round=None) -> None:
+    """The long-running form of `ingest resync --due`: one round, then wait, until stopped.
+    `run_round` replaces a local round (the CLI hands rounds to a running server)."""
     while not stop.is_set():
-        outcomes = run_due(load, clock)
+        outcomes = run_round() if run_round else run_due(load, clock)
         if on_round:
             on_round(outcomes)
         stop.wait(interval_s)

@@ -113,6 +113,10 @@ class StateStore:
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(pages)")}
         if "missing_runs" not in columns:
             self._db.execute("ALTER TABLE pages ADD COLUMN missing_runs INTEGER NOT NULL DEFAULT 0")
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(businesses)")}
+        for column in ("lexical_scheme", "languages"):
+            if column not in columns:
+                self._db.execute(f"ALTER TABLE businesses ADD COLUMN {column} TEXT")
 
     def close(self) -> None:
         self._db.close()
@@ -133,6 +137,17 @@ class StateStore:
 
     def set_embedder(self, business: str, embedder_id: str) -> None:
         self._db.execute("UPDATE businesses SET embedder_id=? WHERE id=?", (embedder_id, business))
+
+    def lexical_of(self, business: str) -> tuple[str | None, tuple[str, ...]]:
+        """The lexical analysis the business's chunks were indexed with, and their languages."""
+        row = self._db.execute("SELECT lexical_scheme, languages FROM businesses WHERE id=?", (business,)).fetchone()
+        if not row or row[0] is None:
+            return None, ()
+        return row[0], tuple(json.loads(row[1] or "[]"))
+
+    def set_lexical(self, business: str, scheme: str, languages: set[str]) -> None:
+        self._db.execute("UPDATE businesses SET lexical_scheme=?, languages=? WHERE id=?",
+                         (scheme, json.dumps(sorted(languages)), business))
 
     def businesses(self) -> list[str]:
         return [r[0] for r in self._db.execute("SELECT id FROM businesses ORDER BY id")]

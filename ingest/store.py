@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import qdrant_edge as qe
 
+from ingest.lexical import document_terms, query_terms
 from ingest.settings import Settings
 
 DENSE = "dense"
 SPARSE = "bm25"
-# Multilingual sites: no English stemmer, accents folded so "habitacion" finds "habitación".
-_BM25 = qe.Bm25(qe.Bm25Config(ascii_folding=True, stemmer=qe.DisabledStemmer()))
 RRF_K = 60
 SearchMode = Literal["hybrid", "dense", "lexical"]
 
@@ -50,9 +52,8 @@ class Hit:
     payload: dict[str, Any]
 
 
-def sparse_terms(text: str, query: bool = False) -> tuple[list[int], list[float]]:
-    vector = _BM25.embed_query(text) if query else _BM25.embed_document(text)
-    return list(vector.indices), list(vector.values)
+def _terms(point: StoredPoint) -> tuple[list[int], list[float]]:
+    return document_terms(point.text, point.payload.get("lang", ""))
 
 
 def collection_name(embedder_id: str) -> str:
@@ -72,7 +73,14 @@ class VectorStore(Protocol):
     def payloads(self, business: str) -> dict[str, dict[str, Any]]: ...
 
     def search(self, business: str, vector: list[float] | None, text: str, limit: int,
-               mode: SearchMode = "hybrid") -> list[Hit]: ...
+               mode: SearchMode = "hybrid", langs: tuple[str, ...] = (), dense_weight: float = 1.0) -> list[Hit]:
+        """`langs`: the languages the business's chunks were analysed in (ingest.lexical).
+        `dense_weight` scales the dense ranking's share of the fusion (lexical: 1)."""
+        ...
+
+    def points(self, business: str) -> list[StoredPoint]:
+        """Every point of `business` with its dense vector and payload."""
+        ...
 
     def page_chunks(self, business: str, url: str) -> list[dict[str, Any]]: ...
 
@@ -126,7 +134,7 @@ class EdgeStore(_ScrollReads):
             return
         batch = []
         for p in points:
-            indices, values = sparse_terms(p.text)
+            indices, values = _terms(p)
             batch.append(qe.Point(p.id, {DENSE: p.vector, SPARSE: qe.SparseVector(indices, values)}, p.payload))
         self._shard.update(qe.UpdateOperation.upsert_points(batch))
         self._shard.flush()
@@ -149,10 +157,20 @@ class EdgeStore(_ScrollReads):
             if offset is None:
                 return points
 
+    def points(self, business: str) -> list[StoredPoint]:
+        found: list[StoredPoint] = []
+        offset = None
+        while True:
+            records, offset = self._shard.scroll(qe.ScrollRequest(
+                offset=offset, limit=500, filter=_business_filter(business), with_payload=True, with_vector=[DENSE]))
+            found.extend(StoredPoint(str(r.id), list((r.vector or {})[DENSE]), dict(r.payload or {})) for r in records)
+            if offset is None:
+                return found
+
     def search(self, business: str, vector: list[float] | None, text: str, limit: int,
-               mode: SearchMode = "hybrid") -> list[Hit]:
+               mode: SearchMode = "hybrid", langs: tuple[str, ...] = (), dense_weight: float = 1.0) -> list[Hit]:
         flt = _business_filter(business)
-        indices, values = sparse_terms(text, query=True)
+        indices, values = query_terms(text, langs)
         dense = qe.Query.Nearest(vector, using=DENSE) if vector is not None and mode != "lexical" else None
         lexical = qe.Query.Nearest(qe.SparseVector(indices, values), using=SPARSE) if indices and mode != "dense" else None
         if dense is None and lexical is None:
@@ -160,7 +178,8 @@ class EdgeStore(_ScrollReads):
         if dense is None or lexical is None:
             request = qe.QueryRequest(limit=limit, query=dense or lexical, filter=flt, with_payload=True)
         else:
-            request = qe.QueryRequest(limit=limit, query=qe.Fusion.Rrf(k=RRF_K), filter=flt, with_payload=True,
+            fusion = qe.Fusion.Rrf(k=RRF_K, weights=None if dense_weight == 1.0 else [dense_weight, 1.0])
+            request = qe.QueryRequest(limit=limit, query=fusion, filter=flt, with_payload=True,
                                       prefetches=[qe.Prefetch(limit=limit * 4, query=q, filter=flt)
                                                   for q in (dense, lexical)])
         return [Hit(id=str(r.id), score=float(r.score), payload=dict(r.payload or {}))
@@ -202,7 +221,7 @@ class QdrantServerStore(_ScrollReads):
         m = self._m
         batch = []
         for p in points:
-            indices, values = sparse_terms(p.text)
+            indices, values = _terms(p)
             batch.append(m.PointStruct(id=p.id, payload=p.payload, vector={
                 DENSE: p.vector, SPARSE: m.SparseVector(indices=indices, values=values)}))
         self._client.upsert(self.collection, batch, wait=True)
@@ -224,11 +243,21 @@ class QdrantServerStore(_ScrollReads):
             if offset is None:
                 return points
 
+    def points(self, business: str) -> list[StoredPoint]:
+        found: list[StoredPoint] = []
+        offset = None
+        while True:
+            records, offset = self._client.scroll(self.collection, scroll_filter=self._filter(business), limit=500,
+                                                  offset=offset, with_payload=True, with_vectors=[DENSE])
+            found.extend(StoredPoint(str(r.id), list(r.vector[DENSE]), dict(r.payload or {})) for r in records)
+            if offset is None:
+                return found
+
     def search(self, business: str, vector: list[float] | None, text: str, limit: int,
-               mode: SearchMode = "hybrid") -> list[Hit]:
+               mode: SearchMode = "hybrid", langs: tuple[str, ...] = (), dense_weight: float = 1.0) -> list[Hit]:
         m = self._m
         flt = self._filter(business)
-        indices, values = sparse_terms(text, query=True)
+        indices, values = query_terms(text, langs)
         queries = []
         if vector is not None and mode != "lexical":
             queries.append((vector, DENSE))
@@ -242,7 +271,8 @@ class QdrantServerStore(_ScrollReads):
         else:
             response = self._client.query_points(
                 self.collection, prefetch=[m.Prefetch(query=q, using=u, limit=limit * 4, filter=flt) for q, u in queries],
-                query=m.FusionQuery(fusion=m.Fusion.RRF), query_filter=flt, limit=limit, with_payload=True)
+                query=m.RrfQuery(rrf=m.Rrf(k=RRF_K, weights=None if dense_weight == 1.0 else [dense_weight, 1.0])),
+                query_filter=flt, limit=limit, with_payload=True)
         return [Hit(id=str(p.id), score=float(p.score), payload=dict(p.payload or {})) for p in response.points]
 
     def close(self) -> None:
@@ -256,22 +286,117 @@ def _server_client(settings: Settings):
     return QdrantClient(url=settings.qdrant_url, api_key=key)
 
 
-def open_store(settings: Settings, embedder_id: str, dimensions: int) -> VectorStore:
+class _ReadWriteLock:
+    """Many searches at once, or one page swap (delete + write) alone."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writing = False
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._writing)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._writing)
+            self._writing = True
+            self._cond.wait_for(lambda: self._readers == 0)
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()
+
+
+class SharedStore:
+    """One process's handle on an open store. Embedded stores admit one opener per
+    folder, so a process opens each store once and hands out handles: the API server's
+    searches and the ingestion jobs it runs share it. `close()` closes the store when
+    the last handle goes. A search never runs between a page's delete and its write
+    (`swap()`), so it sees the page's old or new chunks, never neither (SPEC §0)."""
+
+    def __init__(self, key: tuple, entry: "_Entry") -> None:
+        self._key, self._entry, self._closed = key, entry, False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._entry.store, name)
+
+    def search(self, *args, **kwargs) -> list[Hit]:
+        with self._entry.lock.shared():
+            return self._entry.store.search(*args, **kwargs)
+
+    def swap(self):
+        """Hold while deleting a page's stale chunks and writing its new ones."""
+        return self._entry.lock.exclusive()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with _REGISTRY_LOCK:
+            self._entry.handles -= 1
+            if self._entry.handles == 0:
+                del _REGISTRY[self._key]
+                self._entry.store.close()
+
+
+@dataclass
+class _Entry:
+    store: Any
+    handles: int = 0
+    lock: _ReadWriteLock = field(default_factory=_ReadWriteLock)
+
+
+_REGISTRY: dict[tuple, _Entry] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def _handle(key: tuple, opener) -> SharedStore:
+    with _REGISTRY_LOCK:
+        entry = _REGISTRY.get(key)
+        if entry is None:
+            entry = _REGISTRY[key] = _Entry(opener())
+        entry.handles += 1
+        return SharedStore(key, entry)
+
+
+def open_store(settings: Settings, embedder_id: str, dimensions: int) -> SharedStore:
     """The collection for `embedder_id`, created with `dimensions` if it does not exist."""
     name = collection_name(embedder_id)
     if settings.qdrant_url:
-        return QdrantServerStore(_server_client(settings), name, dimensions)
-    return EdgeStore(settings.vectors_dir / name, dimensions)
+        return _handle(("server", settings.qdrant_url, name),
+                       lambda: QdrantServerStore(_server_client(settings), name, dimensions))
+    path = (settings.vectors_dir / name).resolve()
+    return _handle(("edge", str(path)), lambda: EdgeStore(path, dimensions))
 
 
-def open_existing_store(settings: Settings, embedder_id: str) -> VectorStore | None:
+def open_existing_store(settings: Settings, embedder_id: str) -> SharedStore | None:
     """The collection of an embedder used before (to delete from), or None if there is none."""
     name = collection_name(embedder_id)
     if settings.qdrant_url:
-        client = _server_client(settings)
-        if not client.collection_exists(name):
+        key = ("server", settings.qdrant_url, name)
+        with _REGISTRY_LOCK:
+            known = key in _REGISTRY
+        if not known:
+            client = _server_client(settings)
+            exists = client.collection_exists(name)
             client.close()
-            return None
-        return QdrantServerStore(client, name, dimensions=None)
-    path = settings.vectors_dir / name
-    return EdgeStore(path, dimensions=None) if path.exists() else None
+            if not exists:
+                return None
+        return _handle(key, lambda: QdrantServerStore(_server_client(settings), name, dimensions=None))
+    path = (settings.vectors_dir / name).resolve()
+    if not path.exists():
+        return None
+    return _handle(("edge", str(path)), lambda: EdgeStore(path, dimensions=None))

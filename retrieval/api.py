@@ -3,18 +3,25 @@
 Every request carries a per-business bearer key; the key alone decides which
 business is searched, so nothing in a request can reach another business's chunks.
 The server owns the vector stores for its lifetime (embedded stores admit one
-process per data folder).
+process per data folder) and runs ingestion jobs itself (ingest.jobs), so a resync
+never takes the API down. The admin endpoints under /v1/admin take the token the
+server writes to `<data dir>/server.json`, never a business key; they are left out of
+the OpenAPI document, which describes the assistant's API.
 """
 from __future__ import annotations
 
+import hmac
 import threading
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from datetime import datetime, timezone
+from typing import Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
+from ingest.jobs import JobRunner, announce, withdraw
 from ingest.settings import Settings, load_settings
 from ingest.state import StateStore
 from retrieval.search import MAX_QUERY_CHARS, Searcher, UnknownBusiness
@@ -68,11 +75,33 @@ class Sources(BaseModel):
     sources: list[Source]
 
 
+class JobRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["run", "resync_due"]
+    site: str | None = Field(None, min_length=1, max_length=2048)
+    business: str | None = Field(None, min_length=1, max_length=200)
+    max_pages: int | None = Field(None, ge=1)
+
+
+class AdminSearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    business: str = Field(min_length=1, max_length=200)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    k: int = Field(5, ge=1, le=100)
+    mode: Literal["hybrid", "dense", "lexical"] = "hybrid"
+
+
 _bearer = HTTPBearer(auto_error=False, description="A key from `ingest keys create --business ID`.")
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, announce_url: str | None = None,
+               load: Callable[[], Settings] | None = None) -> FastAPI:
+    """`announce_url`: write server.json so the CLI hands its jobs to this server.
+    `load`: reads the settings again before each job (R-10.3); default: `settings`."""
     settings = settings or load_settings()
+    load = load or (lambda: settings)
     holder: dict = {}
 
     @asynccontextmanager
@@ -80,9 +109,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         holder["searcher"] = app.state.searcher = Searcher(settings)
         holder["state"] = StateStore(settings.state_path, shared=True)
         holder["lock"] = threading.Lock()
+        holder["jobs"] = app.state.jobs = JobRunner()
+        holder["token"] = app.state.admin_token = announce(settings, announce_url) if announce_url else None
         try:
             yield
         finally:
+            if holder["token"]:
+                withdraw(settings, holder["token"])
+            holder["jobs"].close()
             holder["searcher"].close()
             holder["state"].close()
 
@@ -101,6 +135,51 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if business is None:
             raise HTTPException(status.HTTP_401_UNAUTHORIZED, "unknown or revoked key", headers=unauthorized)
         return business
+
+    def admin(credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
+        token = holder.get("token")
+        if (token is None or credentials is None or credentials.scheme.lower() != "bearer"
+                or not hmac.compare_digest(credentials.credentials.encode(), token.encode())):
+            raise HTTPException(status.HTTP_401_UNAUTHORIZED, "admin endpoints take the token in server.json",
+                                headers={"WWW-Authenticate": "Bearer"})
+
+    @app.get("/v1/admin/ping", include_in_schema=False, dependencies=[Depends(admin)])
+    def ping() -> dict:
+        return {"status": "ok", "data_dir": str(settings.data_dir)}
+
+    @app.post("/v1/admin/jobs", include_in_schema=False, dependencies=[Depends(admin)], status_code=202)
+    def submit_job(body: JobRequest) -> dict:
+        from ingest.pipeline import run
+        from ingest.schedule import run_due
+
+        if body.kind == "run":
+            if not body.site:
+                raise HTTPException(422, "a run job needs `site`")
+
+            def work(progress):
+                report = run(body.site, load(), business=body.business, max_pages=body.max_pages, progress=progress)
+                return report.model_dump(mode="json")
+        else:
+            def work(progress):
+                return run_due(load)
+        return holder["jobs"].submit(body.kind, body.model_dump(exclude_none=True), work).to_dict()
+
+    @app.get("/v1/admin/jobs/{job_id}", include_in_schema=False, dependencies=[Depends(admin)])
+    def job_status(job_id: str) -> dict:
+        job = holder["jobs"].get(job_id)
+        if job is None:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r} (jobs are kept while the server runs)")
+        return job.to_dict()
+
+    @app.post("/v1/admin/search", include_in_schema=False, dependencies=[Depends(admin)])
+    def admin_search(body: AdminSearchRequest) -> list[dict]:
+        try:
+            hits = holder["searcher"].search(body.business, body.query, body.k, mode=body.mode)
+        except UnknownBusiness as exc:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+        return [h.to_dict() for h in hits]
 
     @app.get("/healthz")
     def healthz() -> dict:

@@ -11,6 +11,8 @@ import threading
 from dataclasses import asdict, dataclass
 
 from ingest.embed import Embedder, make_embedder
+from ingest.lexical import SCHEME as LEXICAL_SCHEME
+from ingest.lexical import query_language
 from ingest.settings import Settings, load_settings
 from ingest.state import StateStore
 from ingest.store import SearchMode, VectorStore, open_existing_store
@@ -57,6 +59,18 @@ def collapse_near_duplicates(hits: list[SearchHit], limit: int) -> list[SearchHi
     return [hit for hit, _ in kept]
 
 
+def dense_weight(query: str, business_languages: tuple[str, ...], model_languages: tuple[str, ...] | None) -> float:
+    """The dense ranking's weight in the fusion: none for a query in a language the
+    embedding model was not trained on; its ranking comes from the lexical index, with
+    the dense results after it. On the handbook's Spanish questions all-MiniLM-L6-v2
+    alone finds 79% in the top 5, BM25 alone 97%, the two fused 88%: the weaker
+    ranking drags the stronger down. A query of unclear language keeps both. *ours*"""
+    if model_languages is None:
+        return 1.0
+    lang = query_language(query, set(business_languages) | set(model_languages))
+    return 0.0 if lang is not None and lang not in model_languages else 1.0
+
+
 class Searcher:
     """Searches any business; opens each embedder's store and model once."""
 
@@ -83,20 +97,27 @@ class Searcher:
             self._state = None
 
     def embedder_id(self, business: str) -> str:
+        return self._index_of(business)[0]
+
+    def _index_of(self, business: str) -> tuple[str, tuple[str, ...]]:
+        """The business's embedder and the languages its lexical index was analysed in."""
         if not self.settings.state_path.exists():
             raise UnknownBusiness(f"no knowledge base for {business!r} (nothing ingested under {self.settings.data_dir})")
         with self._lock:
             if self._state is None:
                 self._state = StateStore(self.settings.state_path, shared=True)
             embedder_id = self._state.embedder_of(business)
+            scheme, languages = self._state.lexical_of(business)
         if embedder_id is None:
             raise UnknownBusiness(f"no knowledge base for {business!r}; run `ingest run SITE --business {business}` first")
-        return embedder_id
+        # A knowledge base not yet re-indexed under the current analysis was analysed plainly.
+        return embedder_id, languages if scheme == LEXICAL_SCHEME else ()
 
     def _open(self, embedder_id: str) -> tuple[Embedder, VectorStore | None]:
         with self._lock:
-            if embedder_id not in self._stores:
+            if embedder_id not in self._embedders:
                 self._embedders[embedder_id] = make_embedder(self.settings, recorded_id=embedder_id)
+            if self._stores.get(embedder_id) is None:  # a job in this process may have created it since
                 self._stores[embedder_id] = open_existing_store(self.settings, embedder_id)
             return self._embedders[embedder_id], self._stores[embedder_id]
 
@@ -111,12 +132,14 @@ class Searcher:
             raise ValueError("the query is empty")
         if len(query) > MAX_QUERY_CHARS:
             raise ValueError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
-        embedder, store = self._open(self.embedder_id(business))
+        embedder_id, languages = self._index_of(business)
+        embedder, store = self._open(embedder_id)
         if store is None:
             return []
         if vector is None and mode != "lexical":
             vector = embedder.embed_query(query)
-        hits = store.search(business, vector, query, k * 2, mode=mode)
+        hits = store.search(business, vector, query, k * 2, mode=mode, langs=languages,
+                            dense_weight=dense_weight(query, languages, getattr(embedder, "languages", None)))
         found = [SearchHit(text=h.payload.get("text", ""), heading_path=h.payload.get("heading_path", ""),
                            url=h.payload.get("url", ""), title=h.payload.get("title", ""), score=round(h.score, 6),
                            position=int(h.payload.get("position", 0))) for h in hits]

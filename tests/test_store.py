@@ -65,3 +65,28 @@ def test_search_modes_and_page_chunks(store):
     assert store.search("a", None, "zzz-unknown-term", 2, mode="lexical") == []
     assert [p["text"] for p in store.page_chunks("a", "u2")] == ["call us on +44 1736 555 0199"]
     assert store.page_chunks("b", "u2") == []
+
+
+def test_chunks_are_analysed_in_their_page_language(store):
+    spanish = StoredPoint("00000000-0000-0000-0000-000000000011", [1, 0, 0],
+                          {"business": "a", "text": "Las habitaciones dobles cuestan 85 euros", "url": "es", "lang": "es"})
+    store.upsert([spanish])
+    assert [h.payload["url"] for h in store.search("a", None, "cuesta doble", 2, mode="lexical", langs=("es",))] == ["es"]
+    assert store.search("a", None, "cuesta doble", 2, mode="lexical") == []  # the plain analysis does not stem
+
+
+def test_dense_weight_zero_lets_the_lexical_ranking_lead(store):
+    store.upsert([
+        _point(1, "a", "opening hours monday to friday", [1, 0, 0]),
+        _point(2, "a", "the sauna costs 12 euros", [0, 1, 0]),
+    ])
+    # The dense vector points at u1, the words at u2.
+    ranked = [h.payload["url"] for h in store.search("a", [1, 0, 0], "sauna", 2, dense_weight=0.0)]
+    assert ranked[0] == "u2"
+    assert "u1" in ranked  # dense results still follow
+
+
+def test_points_carry_vectors_and_payloads(store):
+    store.upsert([_point(1, "a", "one", [1, 0, 0]), _point(2, "b", "two", [0, 1, 0])])
+    [point] = store.points("a")
+    assert point.payload["text"] == "one" and [round(x, 3) for x in point.vector] == [1.0, 0.0, 0.0]

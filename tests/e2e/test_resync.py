@@ -13,7 +13,7 @@ from ingest import pipeline
 from ingest.embed import EmbedderError, LocalMiniLM
 from ingest.settings import load_settings
 from ingest.state import StateStore
-from ingest.store import EdgeStore, open_existing_store
+from ingest.store import EdgeStore, StoredPoint, open_existing_store
 
 from conftest import StaticSite
 from fake_openai import FakeOpenAI
@@ -290,3 +290,33 @@ def test_embedding_failure_midway_keeps_paid_vectors(site, settings, monkeypatch
     assert resumed.error is None
     assert resumed.embedding.calls == -(-(resumed.chunks.added - 16) // 8)  # only the unpaid ones
     assert_consistent(settings)
+
+
+def test_knowledge_base_from_an_older_lexical_analysis_is_reanalysed_without_paying(site, settings):
+    from ingest.lexical import SCHEME
+    from retrieval.search import Searcher
+
+    assert _run(site).problem is None
+    state = _state(settings)
+    embedder_id = state.embedder_of(BUSINESS)
+    state.set_lexical(BUSINESS, "bm25-plain-0", set())  # as a knowledge base indexed before stemming
+    state.close()
+    store = open_existing_store(settings, embedder_id)
+    store.upsert([StoredPoint(p.id, p.vector, {k: v for k, v in p.payload.items() if k != "lang"})
+                  for p in store.points(BUSINESS)])  # ... whose chunks were analysed plainly
+    store.close()
+    with Searcher(settings) as searcher:  # "practicality" does not find "practicalities" unstemmed
+        assert searcher.search(BUSINESS, "practicality", 3, mode="lexical") == []
+
+    again = _run(site)
+    assert again.embedding.calls == 0 and again.chunks.added == 0 and again.chunks.deleted == 0
+    assert any("re-indexed" in w and "no embedding calls" in w for w in again.warnings)
+    payloads = assert_consistent(settings)
+    assert {p["lang"] for p in payloads.values()} == {"en"}
+    state = _state(settings)
+    assert state.lexical_of(BUSINESS) == (SCHEME, ("en",))
+    state.close()
+    with Searcher(settings) as searcher:
+        hits = searcher.search(BUSINESS, "practicality", 3, mode="lexical")
+    assert hits and all("practicalities" in h.text for h in hits)
+    assert not any("re-indexed" in w for w in _run(site).warnings)  # once

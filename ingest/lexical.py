@@ -1,0 +1,90 @@
+"""The lexical (BM25 sparse) side of hybrid search, aware of each page's language.
+
+A chunk's terms are stemmed with the Snowball stemmer of its page's language, with
+that language's stopwords removed, so "habitación" finds "habitaciones" and "cuesta"
+finds "cuestan". A query does not say its language, so it is analysed once per
+language the business's pages are written in and the terms are merged: each
+analysis can only match chunks analysed the same way. Languages without a Snowball
+stemmer (Korean, Japanese, ...) and pages without `lang` keep the plain analysis:
+words lowercased, accents folded, nothing stemmed.
+
+Terms are hashed by qdrant-edge's BM25 model; the store weights them with IDF.
+`SCHEME` names this analysis: a knowledge base indexed under another scheme is
+re-analysed from its stored text (no re-embedding) on its next run.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import qdrant_edge as qe
+
+SCHEME = "bm25-snowball-1"
+_WORDS = re.compile(r"\w+")
+PLAIN = ""
+
+# ISO 639-1 code -> qdrant-edge language name, for the languages with a Snowball stemmer.
+_SNOWBALL = {
+    "ar": "arabic", "da": "danish", "de": "german", "el": "greek", "en": "english", "es": "spanish",
+    "fi": "finnish", "fr": "french", "hu": "hungarian", "it": "italian", "nb": "norwegian", "nl": "dutch",
+    "nn": "norwegian", "no": "norwegian", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+    "sv": "swedish", "tr": "turkish",
+}
+# Folding "ı" to "i" and "ş" to "s" before the Turkish stemmer breaks its suffix rules
+# ("ışığı" no longer finds "ışık"); voice transcripts spell Turkish with its letters.
+_NO_FOLDING = {"tr"}
+
+
+def analysis_language(lang: str) -> str:
+    """`es-CL` -> `es`; languages without a stemmer -> PLAIN."""
+    code = (lang or "").strip().lower().replace("_", "-").split("-")[0]
+    return code if code in _SNOWBALL else PLAIN
+
+
+@lru_cache(maxsize=None)
+def _model(code: str) -> qe.Bm25:
+    if code == PLAIN:
+        return qe.Bm25(qe.Bm25Config(ascii_folding=True, stemmer=qe.DisabledStemmer()))
+    return qe.Bm25(qe.Bm25Config(language=_SNOWBALL[code], ascii_folding=code not in _NO_FOLDING))
+
+
+def document_terms(text: str, lang: str = "") -> tuple[list[int], list[float]]:
+    vector = _model(analysis_language(lang)).embed_document(text)
+    return list(vector.indices), list(vector.values)
+
+
+def query_terms(text: str, langs: tuple[str, ...] | list[str] = ()) -> tuple[list[int], list[float]]:
+    """The query analysed for every language in `langs` (PLAIN when empty), merged."""
+    codes = sorted({analysis_language(lang) for lang in langs} or {PLAIN})
+    merged: dict[int, float] = {}
+    for code in codes:
+        vector = _model(code).embed_query(text)
+        for index, value in zip(vector.indices, vector.values):
+            merged[index] = max(merged.get(index, 0.0), value)
+    return list(merged), list(merged.values())
+
+
+@lru_cache(maxsize=None)
+def _stopword_probe(code: str) -> qe.Bm25:
+    """Drops exactly `code`'s stopwords (PLAIN: none), nothing else."""
+    stopwords = qe.StopwordsSet(custom=set()) if code == PLAIN else getattr(qe.Language, _SNOWBALL[code].title())
+    return qe.Bm25(qe.Bm25Config(stopwords=stopwords, stemmer=qe.DisabledStemmer(), min_token_len=1))
+
+
+def query_language(text: str, candidates: set[str] | tuple[str, ...]) -> str | None:
+    """The candidate language whose stopwords the query uses most ("¿Con qué sistema se
+    marca la asistencia?" -> es), or None when no candidate clearly wins. Short spoken
+    questions are full of function words, which is what makes this work."""
+    codes = sorted({analysis_language(c) for c in candidates} - {PLAIN})
+    if not codes:
+        return None
+    words = _WORDS.findall(text.lower())
+    counts = {code: 0 for code in codes}
+    for word in set(words):
+        if not _stopword_probe(PLAIN).embed_query(word).indices:
+            continue  # the tokenizer drops it anyway
+        for code in codes:
+            counts[code] += not _stopword_probe(code).embed_query(word).indices
+    best = max(counts.values())
+    winners = [code for code, n in counts.items() if n == best]
+    return winners[0] if best > 0 and len(winners) == 1 else None

@@ -1,0 +1,47 @@
+"""The language-aware lexical analysis behind BM25 search."""
+from ingest.lexical import PLAIN, analysis_language, document_terms, query_language, query_terms
+
+
+def _shared(doc: str, doc_lang: str, query: str, langs) -> int:
+    return len(set(document_terms(doc, doc_lang)[0]) & set(query_terms(query, langs)[0]))
+
+
+def test_language_codes_map_to_their_stemmer_or_plain():
+    assert analysis_language("es-CL") == "es" and analysis_language("pt_BR") == "pt"
+    assert analysis_language("EN") == "en"
+    assert analysis_language("ko") == PLAIN and analysis_language("") == PLAIN
+
+
+def test_spanish_stemming_matches_inflections_and_accents():
+    doc = "La habitación individual y las habitaciones dobles cuestan 85 euros"
+    assert _shared(doc, "es", "¿Cuánto cuesta una habitación doble?", ("es",)) == 3  # cuest, habitacion, dobl
+    assert _shared(doc, "es", "cuanto cuesta una habitacion doble", ("es",)) == 3  # typed without accents
+    assert _shared(doc, "", "¿Cuánto cuesta una habitación doble?", ()) == 1  # plain: only the exact "habitacion"
+
+
+def test_turkish_keeps_its_letters_for_the_stemmer():
+    assert _shared("Kitaplarımızı ışık altında okuyun", "tr", "kitap ışığı", ("tr",)) == 2
+
+
+def test_numbers_and_codes_survive_every_analysis():
+    for lang in ("es", "en", "tr", ""):
+        assert _shared("Teléfono +56 2 2345 6789, código ABC-123", lang, "2345 6789 ABC-123", (lang,)) >= 3
+
+
+def test_query_is_analysed_for_every_language_of_the_business():
+    spanish, english = "Las habitaciones individuales cuestan", "Our single room with breakfast"
+    assert _shared(spanish, "es", "cuesta individual", ("es", "en")) == 2
+    assert _shared(english, "en", "rooms", ("es", "en")) == 1
+    assert _shared(english, "en", "rooms", ("es",)) == 0  # "rooms" -> "room" needs the English stemmer
+
+
+def test_stopwords_are_not_terms():
+    assert query_terms("el la de que y", ("es",)) == ([], [])
+
+
+def test_query_language_from_function_words():
+    assert query_language("¿Con qué sistema se marca la asistencia en la empresa?", {"es", "en"}) == "es"
+    assert query_language("What is the phone number of the office?", {"es", "en"}) == "en"
+    assert query_language("precio habitación individual", {"es", "en"}) is None  # no function words: unclear
+    assert query_language("what is your phone number", set()) is None
+    assert query_language("전화번호가 뭐예요?", {"ko", "en"}) is None
