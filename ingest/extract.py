@@ -2,9 +2,17 @@
 
 Links are dropped (their text is kept): a voice assistant reads text, and URLs in
 chunks only dilute embeddings. Headings are ATX (`#`), so the chunker sees them.
+
+Content a main-content extractor loses is kept on purpose (R-5.2): callout and
+warning boxes (`<aside>` inside the content that is not a list of links), hidden tab
+panels (nothing is dropped for being hidden), the whole list of cards on a listing
+page (a card is never taken for the page's content), and a product's schema.org
+facts from JSON-LD when the visible page lacks them. Recovered blocks are listed in
+`Document.recovered`, so the site-level template rule judges them whole.
 """
 from __future__ import annotations
 
+import json
 import re
 from urllib.parse import urljoin
 
@@ -34,6 +42,13 @@ FURNITURE_MAX_SHARE = 0.3
 MIN_REGION_SHARE = 0.2
 NOSCRIPT_MIN_CHARS = 200
 _SELF_LINK_TEXT = {"¶", "#", "§", "🔗", "link"}
+# An <aside> whose text is mostly link text is navigation (a table of contents, related
+# links); otherwise it is a callout or a warning box and part of the content. *ours*
+CALLOUT_MAX_LINK_SHARE = 0.5
+PRODUCT_FACTS_HEADING = "Product details"
+_WORDS = re.compile(r"\w+")
+_LINE_NUMBERS = re.compile(r"[\d\s]*")
+MAX_FACT_CHARS = 1000
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _ROBOTS_META = re.compile(r"^(robots|sitekb)$", re.I)
 _TRAILING = re.compile(r"[ \t]+\n")
@@ -164,6 +179,15 @@ def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
             tag.unwrap()
         else:
             tag.decompose()
+    # A table laid out around code (Pygments' "highlighttable": a line-number gutter
+    # beside a <pre>) is a code listing, not data: keep the code, drop the numbers.
+    for table in tags("table"):
+        pres = [] if _gone(table) else table.find_all("pre")
+        if pres:
+            for pre in pres:
+                if not _LINE_NUMBERS.fullmatch(pre.get_text()):
+                    table.insert_before(pre.extract())
+            table.decompose()
     for tag in tags.all:
         if _gone(tag) or tag.parent is None:
             continue
@@ -190,9 +214,19 @@ def _main_region(body: Tag, tags: _Tags) -> Tag | None:
     mains = [m for m in mains if substantial(m)]
     scope = mains[0] if len(mains) == 1 else body
     articles = tags("article", within=scope)
-    if len(articles) == 1 and substantial(articles[0]):
+    if len(articles) == 1 and substantial(articles[0]) and not _one_of_a_run(articles[0]):
         return articles[0]
     return scope if scope is not body else None
+
+
+def _one_of_a_run(tag: Tag) -> bool:
+    """A card among alike siblings (`<article class="card">` beside `<div class="card">`):
+    the list is the content, not the one card that happens to be an <article>."""
+    classes = tag.get("class")
+    if not classes or tag.parent is None:
+        return False
+    alike = sum(1 for sib in tag.parent.children if isinstance(sib, Tag) and sib.get("class") == classes)
+    return alike >= 3
 
 
 def parse_html(html: bytes | str, url: str) -> Document:
@@ -222,6 +256,7 @@ def parse_html(html: bytes | str, url: str) -> Document:
         for a in tags("a")
         if (href := a.get("href")) is not None and "nofollow" not in _rel(a)
     )
+    product_data = _json_ld_products(tags)
     _clean(soup, tags)
     body = soup.body or soup
     region = _main_region(body, tags)
@@ -239,12 +274,107 @@ def parse_html(html: bytes | str, url: str) -> Document:
             inside = tag is region or _inside(tag, region)
             if not _gone(tag) and not inside:
                 chrome_parts.append(_to_markdown(tag))
-        for tag in tags("nav", "aside", within=region):
+        for tag in tags("nav", within=region):
             tag.decompose()
+        for tag in tags("aside", within=region):
+            if not _gone(tag) and not _is_callout(tag):
+                tag.decompose()
+    recovered = [_to_markdown(tag) for tag in tags("aside", within=region) if not _gone(tag)]
     markdown = _to_markdown(region)
+    facts = _product_facts(product_data, markdown)
+    if facts:
+        markdown = f"{markdown}\n\n{facts}"
+        recovered.append(facts)
     title = head_title or _first_heading(markdown)
     return Document(url=url, title=title, markdown=markdown, chrome="\n\n".join(p for p in chrome_parts if p),
-                    lang=lang, links=links, canonical=canonical, noindex=noindex)
+                    lang=lang, links=links, canonical=canonical, noindex=noindex,
+                    recovered=tuple(r for r in recovered if r and r in markdown))
+
+
+def _is_callout(aside: Tag) -> bool:
+    text = aside.get_text(" ", strip=True)
+    if not text:
+        return False
+    links = sum(len(a.get_text(" ", strip=True)) for a in aside.find_all("a"))
+    return links <= CALLOUT_MAX_LINK_SHARE * len(text)
+
+
+def _json_ld_products(tags: _Tags) -> list[dict]:
+    """schema.org Product objects from the page's JSON-LD (read before scripts go)."""
+    found: list[dict] = []
+
+    def walk(node) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            kind = node.get("@type")
+            kinds = kind if isinstance(kind, list) else [kind]
+            if any(isinstance(k, str) and k.rsplit("/", 1)[-1] in ("Product", "ProductGroup") for k in kinds):
+                found.append(node)
+            else:
+                walk(node.get("@graph"))
+                walk(node.get("mainEntity"))
+
+    for script in tags("script"):
+        if (script.get("type") or "").strip().lower() != "application/ld+json":
+            continue
+        try:
+            walk(json.loads(script.get_text() or "null"))
+        except ValueError:
+            continue  # broken JSON-LD is common; the visible page still counts
+    return found
+
+
+def _text_of(value) -> str:
+    if isinstance(value, dict):
+        value = value.get("name") or value.get("@value") or ""
+    if isinstance(value, list):
+        value = ", ".join(_text_of(v) for v in value if _text_of(v))
+    text = re.sub(r"<[^>]+>", " ", str(value or ""))
+    return re.sub(r"\s+", " ", text).strip()[:MAX_FACT_CHARS]
+
+
+def _offer_facts(offers) -> list[tuple[str, str]]:
+    offer = offers[0] if isinstance(offers, list) and offers else offers
+    if not isinstance(offer, dict):
+        return []
+    currency = _text_of(offer.get("priceCurrency"))
+    facts = []
+    if offer.get("price") not in (None, ""):
+        facts.append(("Price", f"{_text_of(offer.get('price'))} {currency}".strip()))
+    elif offer.get("lowPrice") not in (None, ""):
+        high = f" to {_text_of(offer.get('highPrice'))}" if offer.get("highPrice") not in (None, "") else ""
+        facts.append(("Price", f"from {_text_of(offer.get('lowPrice'))}{high} {currency}".strip()))
+    availability = _text_of(offer.get("availability")).rsplit("/", 1)[-1]
+    if availability:
+        facts.append(("Availability", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", availability).capitalize()))
+    return facts
+
+
+def _product_facts(products: list[dict], visible_markdown: str) -> str:
+    """A "Product details" section with the JSON-LD facts the visible page does not show."""
+    visible = " ".join(visible_markdown.split()).lower()
+    visible_words = set(_WORDS.findall(visible))
+    lines: list[str] = []
+    for product in products[:3]:
+        facts = [("Name", _text_of(product.get("name"))), ("Brand", _text_of(product.get("brand"))),
+                 ("SKU", _text_of(product.get("sku"))), ("Description", _text_of(product.get("description")))]
+        facts += _offer_facts(product.get("offers"))
+        rating = product.get("aggregateRating")
+        if isinstance(rating, dict) and rating.get("ratingValue") not in (None, ""):
+            count = rating.get("reviewCount") or rating.get("ratingCount")
+            facts.append(("Rating", f"{_text_of(rating.get('ratingValue'))}"
+                                    + (f" ({_text_of(count)} reviews)" if count not in (None, "") else "")))
+        for label, value in facts:
+            number = re.sub(r"[^\d.,]", "", value) if label == "Price" else ""
+            number = re.sub(r"[.,]0+$", "", number)  # "599.00" is shown as "$599"
+            words = _WORDS.findall(value.lower())
+            shown = (value.lower() in visible or (number and number in visible)
+                     or (len(words) >= 4 and sum(w in visible_words for w in words) >= 0.7 * len(words)))
+            if value and not shown and f"- {label}: {value}" not in lines:
+                lines.append(f"- {label}: {value}")
+    return f"## {PRODUCT_FACTS_HEADING}\n\n" + "\n".join(lines) if lines else ""
 
 
 def _first_heading(markdown: str) -> str:

@@ -48,6 +48,10 @@ class Document:
     links: tuple[str, ...] = ()
     canonical: str | None = None
     noindex: bool = False
+    # Blocks a main-content extractor would have dropped and extraction kept (callouts,
+    # JSON-LD product facts), as they stand in `markdown`: the template rule judges
+    # them whole, so a bio repeated across the site is not re-added.
+    recovered: tuple[str, ...] = ()
 
     @property
     def text_chars(self) -> int:

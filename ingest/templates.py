@@ -49,8 +49,14 @@ def _page_lines(doc: Document) -> set[str]:
     return lines
 
 
+def _recovered_blocks(doc: Document) -> set[str]:
+    return {" ".join(block.split()) for block in doc.recovered if block.strip()}
+
+
 def find_template_lines(documents: list[Document]) -> frozenset[str]:
-    """Lines present on more than half of all pages, or of the pages of one language."""
+    """Lines present on more than half of all pages, or of the pages of one language.
+    A recovered block (ingest.extract) is judged whole, whatever its length: one found
+    on more than half of the pages contributes all its lines (R-5.2, R-6.1)."""
     groups: dict[str, list[Document]] = defaultdict(list)
     for doc in documents:
         groups[doc.lang or ""].append(doc)
@@ -60,6 +66,12 @@ def find_template_lines(documents: list[Document]) -> frozenset[str]:
             continue
         counts = Counter(line for doc in group for line in _page_lines(doc))
         template.update(line for line, n in counts.items() if n * 2 > len(group))
+        blocks = Counter(block for doc in group for block in _recovered_blocks(doc))
+        repeated = {block for block, n in blocks.items() if n * 2 > len(group)}
+        for doc in group:
+            for block in doc.recovered:
+                if " ".join(block.split()) in repeated:
+                    template.update(line.strip() for line in block.splitlines() if line.strip())
     return frozenset(template)
 
 

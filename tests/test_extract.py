@@ -68,3 +68,82 @@ def test_furniture_is_dropped_but_a_layout_container_named_like_it_is_kept():
     md = parse_html(page.encode(), "https://a.com/").markdown
     assert "# Pans" in md and "Sentence 1 " in md
     assert "Share on Facebook" not in md and "Another post" not in md
+
+
+def _page(main: str, head: str = "") -> bytes:
+    return (f"<html lang='en'><head><title>T</title>{head}</head><body><header><nav><a href='/'>Home</a></nav>"
+            f"</header><main>{main}</main><footer>12 Quay Street</footer></body></html>").encode()
+
+
+def test_a_callout_aside_is_content_and_a_link_list_aside_is_not():
+    doc = parse_html(_page(
+        "<h1>Implants</h1><p>We place implants under local anaesthetic in one visit of about two hours.</p>"
+        "<aside class='warning'><p>Four implants are not automatically enough for every patient.</p></aside>"
+        "<aside class='toc'><a href='#a'>Overview</a> <a href='#b'>Costs</a> <a href='#c'>Aftercare</a></aside>"),
+        "https://clinic.example/implants/")
+    assert "Four implants are not automatically enough for every patient." in doc.markdown
+    assert "Aftercare" not in doc.markdown
+    assert doc.recovered == ("Four implants are not automatically enough for every patient.",)
+
+
+def test_hidden_tab_panels_are_kept():
+    doc = parse_html(_page(
+        "<h1>Rooms</h1><div role='tablist'><button>Summer</button><button>Winter</button></div>"
+        "<div role='tabpanel' id='summer'><p>Summer rate: 120 euros a night.</p></div>"
+        "<div role='tabpanel' id='winter' hidden><p>Winter rate: 90 euros a night.</p></div>"
+        "<div class='tab-pane' style='display:none'><p>Christmas week: 150 euros a night.</p></div>"),
+        "https://hotel.example/rooms/")
+    for rate in ("Summer rate: 120", "Winter rate: 90", "Christmas week: 150"):
+        assert rate in doc.markdown
+
+
+def test_a_listing_keeps_every_card_not_the_one_that_is_an_article():
+    featured = "<article class='card'><h2>Harbour walk</h2><p>" + "A long featured story about the harbour. " * 12 + "</p></article>"
+    cards = "".join(f"<div class='card'><h2>Story {i}</h2><p>Short teaser number {i} about the coast.</p></div>"
+                    for i in range(4))
+    doc = parse_html(f"<html><body><h1>Blog</h1><section class='list'>{featured}{cards}</section></body></html>".encode(),
+                     "https://a.example/blog/")
+    assert "Harbour walk" in doc.markdown
+    assert all(f"Story {i}" in doc.markdown for i in range(4))
+
+
+def test_a_lone_article_is_still_the_content_of_an_article_page():
+    story = "<article class='post'><h1>Harbour walk</h1><p>" + "A long story about the harbour. " * 20 + "</p></article>"
+    doc = parse_html(f"<html><body><div class='promo'><p>Subscribe to our newsletter for more.</p></div>{story}"
+                     f"<div class='widget'><p>Other things on this site worth a look sometime.</p></div></body></html>".encode(),
+                     "https://a.example/walk/")
+    assert doc.markdown.startswith("# Harbour walk") and "Other things" not in doc.markdown
+
+
+PRODUCT_LD = """<script type="application/ld+json">{"@context": "https://schema.org", "@graph": [
+ {"@type": "WebPage", "name": "Desk"},
+ {"@type": "Product", "name": "UPLIFT V3 Standing Desk", "sku": "UPL-V3-24", "brand": {"@type": "Brand", "name": "UPLIFT"},
+  "offers": {"@type": "Offer", "price": "599.00", "priceCurrency": "USD", "availability": "https://schema.org/InStock"},
+  "aggregateRating": {"ratingValue": "4.8", "reviewCount": "333"}}]}</script>
+<script type="application/ld+json">{ broken json </script>"""
+
+
+def test_json_ld_product_facts_the_page_does_not_show_are_added():
+    doc = parse_html(_page("<h1>UPLIFT V3 Standing Desk</h1><p>A sturdy desk for every office, made in Texas.</p>",
+                           PRODUCT_LD), "https://shop.example/desk/")
+    assert "## Product details" in doc.markdown
+    for fact in ("- SKU: UPL-V3-24", "- Price: 599.00 USD", "- Availability: In stock", "- Rating: 4.8 (333 reviews)"):
+        assert fact in doc.markdown
+    assert "- Name:" not in doc.markdown and "- Brand:" not in doc.markdown  # the heading already says them
+    assert doc.recovered and doc.recovered[-1].startswith("## Product details")
+
+
+def test_json_ld_facts_already_on_the_page_are_not_repeated():
+    doc = parse_html(_page("<h1>UPLIFT V3 Standing Desk</h1><p>Price $599. SKU UPL-V3-24 by UPLIFT. In stock. "
+                           "Rated 4.8 (333 reviews).</p>", PRODUCT_LD), "https://shop.example/desk/")
+    assert "Product details" not in doc.markdown and doc.recovered == ()
+
+
+def test_a_code_listing_laid_out_as_a_table_becomes_a_code_block():
+    listing = ("<table class='highlighttable'><tr><td class='linenos'><pre>1\n2\n3</pre></td>"
+               "<td class='code'><pre><code>Senior: 4 días\nMidlevel: 2 días\nEntry: 1 día</code></pre></td></tr></table>")
+    data = "<table><tr><th>Nivel</th><th>Días</th></tr><tr><td>Senior</td><td>4</td></tr></table>"
+    doc = parse_html(_page(f"<h1>Lead time</h1>{listing}{data}"), "https://a.example/lead/")
+    assert "```\nSenior: 4 días\nMidlevel: 2 días\nEntry: 1 día\n```" in doc.markdown
+    assert "1\n2\n3" not in doc.markdown and "| ```" not in doc.markdown
+    assert "| Nivel | Días |" in doc.markdown and "| Senior | 4 |" in doc.markdown

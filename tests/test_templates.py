@@ -68,3 +68,30 @@ def test_language_groups_find_each_languages_menu():
                              markdown=f"- Startseite\n- Zimmer\n\nDeutsche Seite {i} mit eigenem langen Text über das Meer."))
     template = find_template_lines(docs)
     assert {"- Home", "- Startseite"} <= template
+
+
+def test_a_recovered_block_repeated_on_most_pages_is_template_and_a_page_specific_one_stays():
+    """The seed's clinic: callout recovery re-added an author bio repeated on 17-38 pages;
+    recovered blocks go through the repetition rule, judged whole (a bio is longer than
+    the 200-character line limit)."""
+    bio = ("Dr. Ayşe Demir has placed dental implants for twenty years, trained in Istanbul and Zurich, "
+           "and leads the clinic's surgical team; she answers patients' questions every Friday afternoon "
+           "and writes the clinic's guides on implants, bridges and aftercare.")
+    warning = "Four implants are not automatically enough for every patient."
+    docs = []
+    for i in range(30):
+        recovered = [bio] if i < 17 else []
+        body = f"# Service {i}\n\nPage {i} describes its own treatment in words found only on page {i} of the site."
+        if i == 3:
+            body += f"\n\n{warning}"
+            recovered.append(warning)
+        if i < 17:
+            body += f"\n\n{bio}"
+        docs.append(Document(url=f"https://clinic.example/s{i}/", title=f"Service {i}", markdown=body,
+                             recovered=tuple(recovered)))
+    assert len(bio) > 200
+    result = strip_templates(docs, "https://clinic.example/s0/")
+    assert not [d.url for d in result.documents if "Dr. Ayşe Demir" in d.markdown]
+    assert warning in result.documents[3].markdown
+    assert result.site_document is not None and "Dr. Ayşe Demir" in result.site_document.markdown  # kept once
+    assert result.report.chars_dropped >= 17 * len(bio)
