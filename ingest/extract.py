@@ -37,6 +37,11 @@ _FURNITURE = re.compile(
     r"sidebar|advert|ads|ad-slot|promo|popup|modal|pagination|pager|tags|tag-list|post-meta|"
     r"entry-meta|byline|author-box|skip-link|screen-reader-text|sr-only|visually-hidden)(?:$|[-_\s])", re.I)
 FURNITURE_MAX_CHARS = 1500
+# Blocks about other things than the page: customer reviews, recommendations, "also
+# bought" carousels. Dropped whatever their size (product pages, WCXB dev: F1 0.576 ->
+# 0.602); the plural only, since class="review" marks review articles themselves.
+_ELSEWHERE = re.compile(r"(?:^|[-_\s])(?:reviews|customer-reviews|review-list|recommendations|recommended|"
+                        r"also-(?:bought|viewed|like)|cross-?sells?|upsells?|similar-products)(?:$|[-_\s])", re.I)
 FURNITURE_MAX_SHARE = 0.3
 # A <main> or <article> with less than this share of the page's text is not its content. *ours*
 MIN_REGION_SHARE = 0.2
@@ -48,6 +53,30 @@ CALLOUT_MAX_LINK_SHARE = 0.5
 PRODUCT_FACTS_HEADING = "Product details"
 _WORDS = re.compile(r"\w+")
 _LINE_NUMBERS = re.compile(r"[\d\s]*")
+# `(?=[\s/>])`: not the custom elements <svg-icon>, <script-loader>. A script holding
+# "<!--" (old document.write('<script>...</script>') tricks) is left to the parser,
+# whose rules for it are subtler than the first </script>; so is a self-closing <svg/>.
+_UNPARSED = re.compile(r"<script(?=[\s/>])(?![^>]*application/ld\+json)[^>]*>(?:(?!<!--).)*?</script\s*>"
+                       r"|<style(?=[\s/>]).*?</style\s*>|<!--.*?-->|<svg(?=[\s/>])[^>]*(?<!/)>.*?</svg\s*>",
+                       re.I | re.S)
+_SVG_HREF = re.compile(r"<a\b[^>]*?\s(?:xlink:)?href\s*=\s*[\"']([^\"']*)", re.I)
+
+
+def _cut_unparsed(html: str) -> tuple[str, list[str]]:
+    """The HTML without scripts (but JSON-LD), styles, comments and inline SVG, and the
+    hrefs of the links inside those SVGs (for discovery; their text never reaches the
+    Markdown, and their many <path>s would cost the parser)."""
+    svg_hrefs: list[str] = []
+
+    def cut(match: re.Match) -> str:
+        found = match.group(0)
+        if found[:4].lower() == "<svg":
+            svg_hrefs.extend(_SVG_HREF.findall(found))
+        return ""
+
+    return _UNPARSED.sub(cut, html), svg_hrefs
+
+
 MAX_FACT_CHARS = 1000
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _ROBOTS_META = re.compile(r"^(robots|sitekb)$", re.I)
@@ -107,13 +136,21 @@ class _Tags:
         self.all: list[Tag] = [el for el in root.descendants if isinstance(el, Tag)]
         self._order = {id(t): i for i, t in enumerate(self.all)}
         self._by_name: dict[str, list[Tag]] = {}
+        self._renamed = False
         for tag in self.all:
             self._by_name.setdefault(tag.name, []).append(tag)
+
+    def rename(self, tag: Tag, name: str) -> None:
+        """`<div role="contentinfo">` becomes the <footer> it is."""
+        self._by_name[tag.name].remove(tag)
+        self._renamed = True
+        tag.name = name
+        self._by_name.setdefault(name, []).append(tag)
 
     def __call__(self, *names: str, within: Tag | None = None) -> list[Tag]:
         """Live tags with these names, in document order (optionally inside `within`)."""
         found = [t for name in names for t in self._by_name.get(name, ()) if not _gone(t)]
-        if len(names) > 1:
+        if len(names) > 1 or self._renamed:
             found.sort(key=lambda t: self._order[id(t)])
         if within is not None:
             found = [t for t in found if t is not within and _inside(t, within)]
@@ -144,17 +181,51 @@ def _is_overlay(tag: Tag) -> bool:
 
 def _is_furniture(tag: Tag, page_chars: int) -> bool:
     attrs = _id_and_class(tag)
-    if not attrs.strip() or not _FURNITURE.search(attrs):
+    elsewhere = bool(_ELSEWHERE.search(attrs))
+    if not attrs.strip() or not (elsewhere or _FURNITURE.search(attrs)):
         return False
     text = tag.get_text(" ", strip=True)
     # A container named like furniture ("main-container fixed-sidebar") that holds the
     # page's heading or a good share of its text is layout, not furniture.
-    if tag.find(["main", "article", "h1"]) is not None or len(text) > FURNITURE_MAX_SHARE * page_chars:
+    if tag.find(["main", "article", "h1"]) is not None:
+        return False
+    if elsewhere:
+        return True  # reviews can outweigh the product's own text
+    if len(text) > FURNITURE_MAX_SHARE * page_chars:
         return False
     if len(text) < FURNITURE_MAX_CHARS:
         return True
     links = sum(len(a.get_text(" ", strip=True)) for a in tag.find_all("a"))
     return links > 0.5 * len(text)
+
+
+_ROLE_CHROME = {"banner": "header", "contentinfo": "footer", "navigation": "nav", "complementary": "aside"}
+_CLASS_CHROME = re.compile(r"^(?:(?:site|page|global|main)[-_])?(header|footer|navbar|nav|navigation|menu|masthead)$", re.I)
+_CLASS_NAME = {"header": "header", "masthead": "header", "footer": "footer"}
+
+
+def _name_chrome(tags: "_Tags", page_chars: int) -> None:
+    """Header, footer and navigation built from <div>s, named by ARIA role or by a class
+    or id that is exactly such a name ("site-header", "footer", "navbar"), become the
+    elements they stand for, so the chrome rules below apply to them."""
+    for tag in list(tags.all):
+        if _gone(tag) or tag.name not in ("div", "section", "ul", "span", "table", "td"):
+            continue
+        role = (tag.get("role") or "").strip().lower()
+        name = _ROLE_CHROME.get(role)
+        if name is None:
+            for token in f"{tag.get('id') or ''} {tag.get('class') or ''}".split():
+                match = _CLASS_CHROME.match(token)
+                if match:
+                    name = _CLASS_NAME.get(match.group(1).lower(), "nav")
+                    break
+        if name is None:
+            continue
+        if tag.find(["main", "article", "h1"]) is not None:
+            continue
+        if len(tag.get_text(" ", strip=True)) > FURNITURE_MAX_SHARE * page_chars:
+            continue
+        tags.rename(tag, name)
 
 
 def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
@@ -188,6 +259,7 @@ def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
                 if not _LINE_NUMBERS.fullmatch(pre.get_text()):
                     table.insert_before(pre.extract())
             table.decompose()
+    _name_chrome(tags, page_chars)
     for tag in tags.all:
         if _gone(tag) or tag.parent is None:
             continue
@@ -229,7 +301,25 @@ def _one_of_a_run(tag: Tag) -> bool:
     return alike >= 3
 
 
+def _decode(html: bytes) -> str:
+    """Bytes as bs4 would read them: a BOM or <meta charset>, else UTF-8, else cp1252."""
+    from bs4.dammit import EncodingDetector
+
+    for encoding in EncodingDetector(html, is_html=True).encodings:
+        try:
+            return html.decode(encoding)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    return html.decode("utf-8", "replace")
+
+
 def parse_html(html: bytes | str, url: str) -> Document:
+    if isinstance(html, bytes):
+        html = _decode(html)
+    # Scripts (but JSON-LD), styles, comments and SVG never reach the text; cut
+    # before parsing, they cost bs4 nothing. Each ends where HTML says it ends (the
+    # first </script>, </style>, -->), so the cut is the parser's own.
+    html, svg_hrefs = _cut_unparsed(html)
     # Attributes stay strings (class="a b" is not split into a list): a tenth of the parse time.
     soup = BeautifulSoup(html, "lxml", element_classes={Tag: _Tag}, multi_valued_attributes=None)
     tags = _Tags(soup)
@@ -255,7 +345,7 @@ def parse_html(html: bytes | str, url: str) -> Document:
         joined[href] if href in joined else joined.setdefault(href, urljoin(base, href))
         for a in tags("a")
         if (href := a.get("href")) is not None and "nofollow" not in _rel(a)
-    )
+    ) + tuple(urljoin(base, href) for href in svg_hrefs)
     product_data = _json_ld_products(tags)
     _clean(soup, tags)
     body = soup.body or soup

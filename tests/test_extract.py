@@ -147,3 +147,52 @@ def test_a_code_listing_laid_out_as_a_table_becomes_a_code_block():
     assert "```\nSenior: 4 días\nMidlevel: 2 días\nEntry: 1 día\n```" in doc.markdown
     assert "1\n2\n3" not in doc.markdown and "| ```" not in doc.markdown
     assert "| Nivel | Días |" in doc.markdown and "| Senior | 4 |" in doc.markdown
+
+
+def test_div_chrome_named_by_role_or_class_is_chrome():
+    html = (b"<html><body><div role='banner'><p>Harbour Light Guesthouse</p></div>"
+            b"<div class='site-nav'><a href='/'>Home</a> <a href='/rooms/'>Rooms</a> <a href='/faq/'>FAQ</a></div>"
+            b"<div id='content'><h1>Rooms</h1><p>Six rooms, each with a view of the harbour and a kettle.</p></div>"
+            b"<div class='footer'><p>12 Quay Street, Porthkerris</p></div>"
+            b"<div role='contentinfo'><p>Phone +44 1736 555 0199</p></div></body></html>")
+    doc = parse_html(html, "https://a.example/rooms/")
+    assert "Six rooms" in doc.markdown
+    for chrome in ("Harbour Light Guesthouse", "12 Quay Street", "555 0199"):
+        assert chrome not in doc.markdown and chrome in doc.chrome
+    assert "FAQ" not in doc.markdown
+
+
+def test_reviews_and_recommendations_are_not_the_products_content():
+    reviews = "".join(f"<div class='review-item'><p>Review {i}: lovely desk, sturdy and quiet, would buy again.</p></div>"
+                      for i in range(40))
+    doc = parse_html(_page(
+        "<h1>Standing desk</h1><p>Solid oak top, dual motors, 25-year warranty. Ships in two days.</p>"
+        f"<section id='customer-reviews'><h2>Reviews</h2>{reviews}</section>"
+        "<div class='recommendations'><h2>Customers also bought</h2><p>Monitor arm</p><p>Desk mat</p></div>"),
+        "https://shop.example/desk/")
+    assert "25-year warranty" in doc.markdown
+    assert "Review 3" not in doc.markdown and "Monitor arm" not in doc.markdown
+
+
+def test_a_review_article_is_content():
+    body = "<p>" + "We tested the desk for a month; it is steady at full height and quiet. " * 10 + "</p>"
+    doc = parse_html(f"<html><body><article class='review'><h1>Desk review</h1>{body}</article></body></html>".encode(),
+                     "https://blog.example/desk-review/")
+    assert "steady at full height" in doc.markdown
+
+
+def test_scripts_styles_comments_and_svg_are_cut_before_parsing_without_losing_anything():
+    html = ("<script>var a = '<p>not text</p>';</script><html lang='de'><head><style>p{}</style>"
+            "<script type='application/ld+json'>{\"@type\": \"Product\", \"sku\": \"K-9\"}</script></head><body>"
+            "<main><h1>Karte</h1><!-- <p>commented out</p> --><p>Kaffee 3 Euro.</p>"
+            "<svg-icon name='x'></svg-icon><p>Kuchen 4 Euro.</p><svg class='logo'/><p>Tee 2 Euro.</p>"
+            "<svg viewBox='0 0 9 9'><a href='/map/'><text>Karte</text></a><path d='M0 0'/></svg>"
+            "<script><!-- document.write('<script src=x></script>'); //--></script><p>Wasser 1 Euro.</p></main>"
+            "</body></html>")
+    doc = parse_html(html, "https://cafe.example/karte/")
+    assert doc.lang == "de"  # a script before <html> no longer hides its lang
+    for item in ("Kaffee 3 Euro.", "Kuchen 4 Euro.", "Tee 2 Euro.", "Wasser 1 Euro."):
+        assert item in doc.markdown
+    assert "not text" not in doc.markdown and "commented out" not in doc.markdown and "document.write" not in doc.markdown
+    assert "https://cafe.example/map/" in doc.links  # a link drawn in an SVG is still discovered
+    assert "- SKU: K-9" in doc.markdown  # JSON-LD survives the cut
