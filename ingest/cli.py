@@ -100,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     except ServerError as exc:
         print(f"ingest: {exc}", file=sys.stderr)
         return EXIT_INTERNAL
+    except BrokenPipeError:  # `ingest search ... | head`: the reader left; nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         print("ingest: interrupted; the knowledge base keeps its previous content", file=sys.stderr)
         return 130
@@ -456,7 +459,8 @@ def _keys(args, settings) -> int:
         elif args.keys_command == "list":
             for key in state.keys(args.business):
                 revoked = " (revoked)" if key["revoked_at"] else ""
-                print(f"{key['id']}  {key['business']}  {key['label'] or ''}{revoked}")
+                label = f"  {key['label']}" if key["label"] else ""
+                print(f"{key['id']}  {key['business']}{label}{revoked}")
         else:
             owned = {k["id"] for k in state.keys(args.business)}
             if args.key_id not in owned or not state.revoke_key(args.key_id):

@@ -37,10 +37,13 @@ _FURNITURE = re.compile(
     r"sidebar|advert|ads|ad-slot|promo|popup|modal|pagination|pager|tags|tag-list|post-meta|"
     r"entry-meta|byline|author-box|skip-link|screen-reader-text|sr-only|visually-hidden)(?:$|[-_\s])", re.I)
 FURNITURE_MAX_CHARS = 1500
-# Blocks about other things than the page: customer reviews, recommendations, "also
-# bought" carousels. Dropped whatever their size (product pages, WCXB dev: F1 0.576 ->
-# 0.602); the plural only, since class="review" marks review articles themselves.
-_ELSEWHERE = re.compile(r"(?:^|[-_\s])(?:reviews|customer-reviews|review-list|recommendations|recommended|"
+# Blocks about other things than the page: a post's comment thread, customer reviews,
+# recommendations, "also bought" carousels. Dropped whatever their size (WCXB dev:
+# product F1 0.576 -> 0.612, article +0.002); the plural only, since class="review"
+# marks review articles and class="comment" a forum's posts, which are its content.
+_ELSEWHERE = re.compile(r"(?:^|[-_\s])(?:comments|comment-list|commentlist|comments-area|comment-respond|"
+                        r"disqus_thread|trackbacks|pingbacks|"
+                        r"reviews|customer-reviews|review-list|recommendations|recommended|"
                         r"also-(?:bought|viewed|like)|cross-?sells?|upsells?|similar-products)(?:$|[-_\s])", re.I)
 FURNITURE_MAX_SHARE = 0.3
 # A <main> or <article> with less than this share of the page's text is not its content. *ours*
@@ -482,8 +485,8 @@ def markdown_to_text(markdown: str) -> str:
         stripped = line.strip()
         if re.fullmatch(r"\|?[\s:|-]+\|?", stripped) and "-" in stripped:
             continue  # a table's header separator row
-        stripped = re.sub(r"^#{1,6}\s+", "", stripped)
-        stripped = re.sub(r"^(?:[-*+]|\d+\.)\s+", "", stripped)
+        heading = re.match(r"^#{1,6}\s+", stripped)
+        stripped = stripped[heading.end():] if heading else re.sub(r"^(?:[-*+]|\d+\.)\s+", "", stripped)
         if stripped.startswith("|"):
             stripped = " ".join(c.strip() for c in stripped.strip("|").split("|") if c.strip())
         stripped = re.sub(r"(\*\*|__|`)", "", stripped)

@@ -123,3 +123,17 @@ def test_extract_a_gzipped_file_as_markdown_and_text(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "Prices\n" in text and "Single 85" in text and "|" not in text and "#" not in text
     assert main(["extract", str(tmp_path / "missing.html")]) == 2
+
+
+def test_a_reader_that_goes_away_is_not_an_error(tmp_path):
+    import subprocess
+    import sys
+
+    page = tmp_path / "page.html"
+    page.write_text("<html><body><main><h1>Menu</h1>" + "<p>Coffee, tea and cake every day.</p>" * 20000
+                    + "</main></body></html>")
+    proc = subprocess.Popen([sys.executable, "-m", "ingest.cli", "extract", str(page)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # like `| head` exiting early
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0 and "Traceback" not in err and "internal error" not in err

@@ -196,3 +196,24 @@ def test_scripts_styles_comments_and_svg_are_cut_before_parsing_without_losing_a
     assert "not text" not in doc.markdown and "commented out" not in doc.markdown and "document.write" not in doc.markdown
     assert "https://cafe.example/map/" in doc.links  # a link drawn in an SVG is still discovered
     assert "- SKU: K-9" in doc.markdown  # JSON-LD survives the cut
+
+
+def test_a_posts_comment_thread_goes_and_a_forums_posts_stay():
+    post = "<p>" + "How we brew our house blend, step by step, with water at 94 degrees. " * 8 + "</p>"
+    comments = "".join(f"<li class='comment'><p>Comment {i}: thanks, tried it at home today!</p></li>" for i in range(30))
+    blog = parse_html(_page(f"<h1>House blend</h1>{post}<section id='comments' class='comments-area'>"
+                            f"<h2>30 Comments</h2><ol class='comment-list'>{comments}</ol></section>"),
+                      "https://cafe.example/blog/house-blend/")
+    assert "water at 94 degrees" in blog.markdown and "Comment 3" not in blog.markdown
+    forum = parse_html(_page("<h1>Grinder settings?</h1>" + "".join(
+        f"<div class='comment post'><p>Post {i}: I grind at setting {i} for espresso.</p></div>" for i in range(5))),
+        "https://forum.example/t/grinder/")
+    assert all(f"Post {i}: I grind" in forum.markdown for i in range(5))
+
+
+def test_text_format_keeps_numbers_that_are_part_of_a_heading():
+    from ingest.extract import markdown_to_text
+
+    text = markdown_to_text("### 1. Excelencia\n\n- one\n2. two\n\n| a | b |\n| --- | --- |\n| 1 | 2 |")
+    assert text.splitlines()[0] == "1. Excelencia"
+    assert "one" in text and "\ntwo" in text and "1 2" in text
