@@ -183,6 +183,8 @@ def _is_overlay(tag: Tag) -> bool:
 
 
 def _is_furniture(tag: Tag, page_chars: int) -> bool:
+    if "class" not in tag.attrs and "id" not in tag.attrs:
+        return False  # most tags: decided without building a string
     attrs = _id_and_class(tag)
     elsewhere = bool(_ELSEWHERE.search(attrs))
     if not attrs.strip() or not (elsewhere or _FURNITURE.search(attrs)):
@@ -264,7 +266,7 @@ def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
             table.decompose()
     _name_chrome(tags, page_chars)
     for tag in tags.all:
-        if _gone(tag) or tag.parent is None:
+        if _gone(tag) or tag.parent is None or not tag.attrs:
             continue
         if tag.name in ("div", "section", "aside") and _is_overlay(tag):
             tag.decompose()
@@ -291,7 +293,20 @@ def _main_region(body: Tag, tags: _Tags) -> Tag | None:
     articles = tags("article", within=scope)
     if len(articles) == 1 and substantial(articles[0]) and not _one_of_a_run(articles[0]):
         return articles[0]
+    # A container named for the content ("entry-content", "post-body", id="content")
+    # holding a good share of the text, when it is the only one (the outermost of nested
+    # ones): WCXB dev F1 0.831 -> 0.840, articles 0.906 -> 0.918.
+    named = [t for t in tags("div", "section", within=None if scope is body else scope)
+             if _CONTENT_NAME.search(_id_and_class(t)) and len(t.get_text(" ", strip=True)) >= CONTENT_SHARE * body_chars]
+    outer = [t for t in named if not any(o is not t and _inside(t, o) for o in named)]
+    if len(outer) == 1:
+        return outer[0]
     return scope if scope is not body else None
+
+
+CONTENT_SHARE = 0.3  # *ours*: 0.3 / 0.4 / 0.6 measured, within 0.004 of each other
+_CONTENT_NAME = re.compile(r"(?:^|\s)(?:(?:entry|post|article|story|page|main|blog|single)[-_]?(?:content|body|text)|"
+                           r"(?:content|article|post)[-_]?body|main[-_]?content|content)(?:$|\s)", re.I)
 
 
 def _one_of_a_run(tag: Tag) -> bool:

@@ -217,3 +217,17 @@ def test_text_format_keeps_numbers_that_are_part_of_a_heading():
     text = markdown_to_text("### 1. Excelencia\n\n- one\n2. two\n\n| a | b |\n| --- | --- |\n| 1 | 2 |")
     assert text.splitlines()[0] == "1. Excelencia"
     assert "one" in text and "\ntwo" in text and "1 2" in text
+
+
+def test_a_container_named_for_the_content_is_the_content():
+    post = "<p>" + "Our sourdough rises for 36 hours before it is baked in the stone oven. " * 8 + "</p>"
+    html = (f"<html><body><div class='topbar'><p>Free delivery over 30 euros this week only!</p></div>"
+            f"<div class='layout'><div class='entry-content'><h1>Sourdough</h1>{post}</div>"
+            f"<div class='widget-area'><p>Opening hours of our other shops and a few words about them.</p></div>"
+            f"</div></body></html>")
+    doc = parse_html(html.encode(), "https://bakery.example/sourdough/")
+    assert doc.markdown.startswith("# Sourdough") and "36 hours" in doc.markdown
+    assert "Free delivery" not in doc.markdown and "other shops" not in doc.markdown
+    # Two unrelated content-named blocks: no single one is the content, the page stays whole.
+    twice = html.replace("<div class='widget-area'>", f"<div class='post-body'>{post}")
+    assert "Free delivery" in parse_html(twice.encode(), "https://bakery.example/sourdough/").markdown
