@@ -495,8 +495,10 @@ def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str,
             state.drop_pending([k.point_id for k in fresh])
             report.chunks.added += len(fresh)
         state.set_embedder(business, embedder.id)
-        _reanalyse(store, state, business, {d.url: d.lang for d in all_docs}, {k.point_id for k in to_add}, report)
-        _verify(store, state, business, embedder.id, report)
+        payloads = store.payloads(business)  # one read of the business's points serves both checks
+        _reanalyse(store, state, business, payloads, {d.url: d.lang for d in all_docs}, {k.point_id for k in to_add},
+                   report)
+        _verify(store, state, business, embedder.id, set(payloads), report)
     finally:
         store.close()
 
@@ -549,12 +551,12 @@ def _payload(keyed: KeyedChunk, business: str, embedder_id: str) -> dict:
             "lang": chunk.lang}
 
 
-def _reanalyse(store, state: StateStore, business: str, lang_by_url: dict[str, str], written: set[str],
-               report: RunReport) -> None:
+def _reanalyse(store, state: StateStore, business: str, payloads: dict[str, dict], lang_by_url: dict[str, str],
+               written: set[str], report: RunReport) -> None:
     """Bring chunks indexed under an older lexical analysis (or with a page language that
-    has since changed) up to date from their stored text and vectors: no embedding calls."""
+    has since changed) up to date from their stored text and vectors: no embedding calls.
+    Rewrites points in place; the set of point ids does not change."""
     scheme, _ = state.lexical_of(business)
-    payloads = store.payloads(business)
     lang_of = {pid: lang_by_url.get(p.get("url"), p.get("lang", "")) for pid, p in payloads.items()}
     stale = {pid for pid, p in payloads.items()
              if pid not in written and (scheme != LEXICAL_SCHEME or p.get("lang", "") != lang_of[pid])}
@@ -569,9 +571,9 @@ def _reanalyse(store, state: StateStore, business: str, lang_by_url: dict[str, s
     state.set_lexical(business, LEXICAL_SCHEME, {analysis_language(lang) for lang in lang_of.values()})
 
 
-def _verify(store, state: StateStore, business: str, embedder_id: str, report: RunReport) -> None:
-    """The store and the state must agree; a mismatch is repaired where safe and reported."""
-    in_store = store.point_ids(business)
+def _verify(store, state: StateStore, business: str, embedder_id: str, in_store: set[str], report: RunReport) -> None:
+    """The store (`in_store`: its point ids for `business`) and the state must agree; a
+    mismatch is repaired where safe and reported."""
     in_state = state.chunk_ids(business, embedder_id)
     orphans = in_store - in_state
     if orphans:
