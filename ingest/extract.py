@@ -177,6 +177,11 @@ def _rel(tag: Tag) -> list[str]:
     return (tag.get("rel") or "").lower().split()
 
 
+def _link_chars(tag: Tag) -> int:
+    """Characters of `tag`'s text that are link text."""
+    return sum(len(a.get_text(" ", strip=True)) for a in tag.find_all("a"))
+
+
 def _is_overlay(tag: Tag) -> bool:
     attrs = _id_and_class(tag)
     return bool(attrs.strip()) and bool(_OVERLAY.search(attrs)) and len(tag.get_text(" ", strip=True)) < 1500
@@ -200,8 +205,7 @@ def _is_furniture(tag: Tag, page_chars: int) -> bool:
         return False
     if len(text) < FURNITURE_MAX_CHARS:
         return True
-    links = sum(len(a.get_text(" ", strip=True)) for a in tag.find_all("a"))
-    return links > 0.5 * len(text)
+    return _link_chars(tag) > 0.5 * len(text)
 
 
 _ROLE_CHROME = {"banner": "header", "contentinfo": "footer", "navigation": "nav", "complementary": "aside"}
@@ -403,8 +407,7 @@ def _is_callout(aside: Tag) -> bool:
     text = aside.get_text(" ", strip=True)
     if not text:
         return False
-    links = sum(len(a.get_text(" ", strip=True)) for a in aside.find_all("a"))
-    return links <= CALLOUT_MAX_LINK_SHARE * len(text)
+    return _link_chars(aside) <= CALLOUT_MAX_LINK_SHARE * len(text)
 
 
 def _json_ld_products(tags: _Tags) -> list[dict]:

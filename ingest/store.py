@@ -95,16 +95,25 @@ def _business_filter(business: str, url: str | None = None) -> qe.Filter:
 
 
 class _ScrollReads:
-    """The reads both stores build on their own `_scroll(business, with_payload, url)`."""
+    """The reads both stores build on their own `_scroll(business, with_payload, url,
+    with_vector)`, which pages through a business's points."""
 
     def point_ids(self, business: str) -> set[str]:
-        return set(self._scroll(business, with_payload=False))
+        return {p.id for p in self._scroll(business, with_payload=False)}
 
     def payloads(self, business: str) -> dict[str, dict[str, Any]]:
-        return self._scroll(business, with_payload=True)
+        return {p.id: p.payload for p in self._scroll(business, with_payload=True)}
+
+    def points(self, business: str) -> list[StoredPoint]:
+        return self._scroll(business, with_payload=True, with_vector=True)
 
     def page_chunks(self, business: str, url: str) -> list[dict[str, Any]]:
-        return sorted(self._scroll(business, True, url).values(), key=lambda p: p.get("position", 0))
+        return sorted((p.payload for p in self._scroll(business, True, url)), key=lambda p: p.get("position", 0))
+
+
+# Points per scroll page: with vectors, fewer (384-1536 floats each).
+SCROLL_PAGE = 1000
+SCROLL_PAGE_WITH_VECTORS = 500
 
 
 class EdgeStore(_ScrollReads):
@@ -147,23 +156,17 @@ class EdgeStore(_ScrollReads):
     def count(self, business: str) -> int:
         return self._shard.count(qe.CountRequest(exact=True, filter=_business_filter(business)))
 
-    def _scroll(self, business: str, with_payload: bool, url: str | None = None) -> dict[str, dict[str, Any]]:
-        points: dict[str, dict[str, Any]] = {}
-        offset = None
-        while True:
-            records, offset = self._shard.scroll(qe.ScrollRequest(
-                offset=offset, limit=1000, filter=_business_filter(business, url), with_payload=with_payload))
-            points.update((str(r.id), dict(r.payload or {})) for r in records)
-            if offset is None:
-                return points
-
-    def points(self, business: str) -> list[StoredPoint]:
+    def _scroll(self, business: str, with_payload: bool, url: str | None = None,
+                with_vector: bool = False) -> list[StoredPoint]:
         found: list[StoredPoint] = []
         offset = None
         while True:
             records, offset = self._shard.scroll(qe.ScrollRequest(
-                offset=offset, limit=500, filter=_business_filter(business), with_payload=True, with_vector=[DENSE]))
-            found.extend(StoredPoint(str(r.id), list((r.vector or {})[DENSE]), dict(r.payload or {})) for r in records)
+                offset=offset, limit=SCROLL_PAGE_WITH_VECTORS if with_vector else SCROLL_PAGE,
+                filter=_business_filter(business, url), with_payload=with_payload,
+                with_vector=[DENSE] if with_vector else None))
+            found.extend(StoredPoint(str(r.id), list((r.vector or {})[DENSE]) if with_vector else [],
+                                     dict(r.payload or {})) for r in records)
             if offset is None:
                 return found
 
@@ -233,23 +236,17 @@ class QdrantServerStore(_ScrollReads):
     def count(self, business: str) -> int:
         return self._client.count(self.collection, count_filter=self._filter(business), exact=True).count
 
-    def _scroll(self, business: str, with_payload: bool, url: str | None = None) -> dict[str, dict[str, Any]]:
-        points: dict[str, dict[str, Any]] = {}
-        offset = None
-        while True:
-            records, offset = self._client.scroll(self.collection, scroll_filter=self._filter(business, url), limit=1000,
-                                                  offset=offset, with_payload=with_payload, with_vectors=False)
-            points.update((str(r.id), dict(r.payload or {})) for r in records)
-            if offset is None:
-                return points
-
-    def points(self, business: str) -> list[StoredPoint]:
+    def _scroll(self, business: str, with_payload: bool, url: str | None = None,
+                with_vector: bool = False) -> list[StoredPoint]:
         found: list[StoredPoint] = []
         offset = None
         while True:
-            records, offset = self._client.scroll(self.collection, scroll_filter=self._filter(business), limit=500,
-                                                  offset=offset, with_payload=True, with_vectors=[DENSE])
-            found.extend(StoredPoint(str(r.id), list(r.vector[DENSE]), dict(r.payload or {})) for r in records)
+            records, offset = self._client.scroll(
+                self.collection, scroll_filter=self._filter(business, url), offset=offset,
+                limit=SCROLL_PAGE_WITH_VECTORS if with_vector else SCROLL_PAGE, with_payload=with_payload,
+                with_vectors=[DENSE] if with_vector else False)
+            found.extend(StoredPoint(str(r.id), list(r.vector[DENSE]) if with_vector else [], dict(r.payload or {}))
+                         for r in records)
             if offset is None:
                 return found
 

@@ -136,6 +136,15 @@ def create_app(settings: Settings | None = None, announce_url: str | None = None
             raise HTTPException(status.HTTP_401_UNAUTHORIZED, "unknown or revoked key", headers=unauthorized)
         return business
 
+    def run_search(business: str, query: str, k: int, mode: str = "hybrid") -> list:
+        """The one search behind /v1/search and /v1/admin/search; errors become HTTP errors."""
+        try:
+            return holder["searcher"].search(business, query, k, mode=mode)
+        except UnknownBusiness as exc:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+
     def admin(credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
         token = holder.get("token")
         if (token is None or credentials is None or credentials.scheme.lower() != "bearer"
@@ -173,13 +182,7 @@ def create_app(settings: Settings | None = None, announce_url: str | None = None
 
     @app.post("/v1/admin/search", include_in_schema=False, dependencies=[Depends(admin)])
     def admin_search(body: AdminSearchRequest) -> list[dict]:
-        try:
-            hits = holder["searcher"].search(body.business, body.query, body.k, mode=body.mode)
-        except UnknownBusiness as exc:
-            raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
-        except ValueError as exc:
-            raise HTTPException(422, str(exc)) from None
-        return [h.to_dict() for h in hits]
+        return [h.to_dict() for h in run_search(body.business, body.query, body.k, body.mode)]
 
     @app.get("/healthz")
     def healthz() -> dict:
@@ -187,12 +190,7 @@ def create_app(settings: Settings | None = None, announce_url: str | None = None
 
     @app.post("/v1/search", response_model=SearchResponse)
     def search(body: SearchRequest, business: str = Depends(business_of)) -> SearchResponse:
-        try:
-            hits = holder["searcher"].search(business, body.query, body.top_k)
-        except UnknownBusiness as exc:
-            raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
-        except ValueError as exc:
-            raise HTTPException(422, str(exc)) from None
+        hits = run_search(business, body.query, body.top_k)
         return SearchResponse(business=business, hits=[Hit(**h.to_dict()) for h in hits])
 
     @app.get("/v1/chunks", response_model=PageChunks)
