@@ -57,6 +57,47 @@ def site_dir_server(tmp_path):
         yield site
 
 
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(base: str) -> None:
+    import time
+
+    import httpx
+
+    for _ in range(200):
+        try:
+            if httpx.get(base + "/healthz").status_code == 200:
+                return
+        except httpx.ConnectError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"no server at {base}")
+
+
+@contextmanager
+def ingest_serve():
+    """`ingest serve` in its own process on a free port, on the environment's data folder;
+    yields its base URL once it answers."""
+    import subprocess
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "ingest.cli", "serve", "--port", str(port)],
+                              stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_healthy(base)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
 @contextmanager
 def crawl_env(data_dir: Path):
     """For module-scoped fixtures: a data folder, loopback crawling allowed, the local

@@ -78,36 +78,18 @@ def test_keys_create_list_revoke(demo_site, settings, capsys):
 
 
 def test_serve_answers_over_http(demo_site, settings, capsys):
-    import socket
-    import subprocess
-    import sys
-    import time
-
     import httpx
+
+    from conftest import ingest_serve
 
     assert main(["run", demo_site.base + "/", "--business", "demo", "--json"]) == 0
     assert main(["keys", "create", "--business", "demo"]) == 0
     secret = capsys.readouterr().out.split()[-1]
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "ingest.cli", "serve", "--port", str(port)],
-                              stderr=subprocess.PIPE, text=True)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                if httpx.get(base + "/healthz").status_code == 200:
-                    break
-            except httpx.ConnectError:
-                time.sleep(0.1)
+    with ingest_serve() as base:
         response = httpx.post(base + "/v1/search", json={"query": "what time is check-in?", "top_k": 3},
                               headers={"Authorization": f"Bearer {secret}"}, timeout=30)
         assert response.status_code == 200
         assert any("15:00" in hit["text"] for hit in response.json()["hits"])
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_extract_a_gzipped_file_as_markdown_and_text(tmp_path, capsys):

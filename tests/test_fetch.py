@@ -81,15 +81,19 @@ class _Scripted(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-@pytest.fixture
-def scripted():
-    handler = type("H", (_Scripted,), {"routes": {}, "hits": {}})
+def _serving(handler, url_attribute: str):
+    """Runs `handler` on 127.0.0.1; its base URL goes into `handler.<url_attribute>`."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    handler.base = f"http://127.0.0.1:{server.server_address[1]}"
+    setattr(handler, url_attribute, f"http://127.0.0.1:{server.server_address[1]}")
     yield handler
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def scripted():
+    yield from _serving(type("H", (_Scripted,), {"routes": {}, "hits": {}}), "base")
 
 
 def _fetch(settings, url, **kwargs):
@@ -210,13 +214,7 @@ class _ForwardProxy(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def proxy():
-    handler = type("P", (_ForwardProxy,), {"seen": []})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    handler.url = f"http://127.0.0.1:{server.server_address[1]}"
-    yield handler
-    server.shutdown()
-    server.server_close()
+    yield from _serving(type("P", (_ForwardProxy,), {"seen": []}), "url")
 
 
 def test_requests_go_through_the_configured_proxy(scripted, proxy, settings, monkeypatch):

@@ -3,8 +3,6 @@ runs ingestion jobs itself; the CLI hands its work to it; searches during a resy
 every page's old or new chunks, never neither."""
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
 import threading
@@ -21,24 +19,9 @@ from ingest.state import StateStore
 from ingest.store import EdgeStore
 from retrieval.api import create_app
 
+from conftest import free_port, ingest_serve, wait_healthy
+
 PAGES = [f"room{i}" for i in range(12)]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(base: str) -> None:
-    for _ in range(200):
-        try:
-            if httpx.get(base + "/healthz").status_code == 200:
-                return
-        except httpx.ConnectError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError(f"no server at {base}")
 
 
 WORDS = ("amber basalt cedar dune ember fjord garnet heather indigo juniper kelp lichen marram nettle "
@@ -60,16 +43,9 @@ def _write_site(root: Path, version: int) -> None:
 
 @pytest.fixture
 def served(settings):
-    """`ingest serve` in its own process, owning the test's data folder."""
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "ingest.cli", "serve", "--port", str(port)],
-                              stderr=subprocess.PIPE, text=True, env=os.environ.copy())
-    try:
-        _wait_healthy(f"http://127.0.0.1:{port}")
-        yield port
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
+    """`ingest serve` in its own process, owning the test's data folder; yields its port."""
+    with ingest_serve() as base:
+        yield int(base.rsplit(":", 1)[1])
 
 
 def test_the_cli_hands_its_work_to_the_running_server(served, settings, demo_site, capsys):
@@ -90,7 +66,7 @@ def test_the_cli_hands_its_work_to_the_running_server(served, settings, demo_sit
     assert capsys.readouterr().out.strip() == "[]"
     assert main(["run", "http://127.0.0.1:9/", "--business", "nothing"]) == 2  # a site problem, from the server
     assert "ingest: error: Your website answered with an error" in capsys.readouterr().err
-    assert main(["serve", "--port", str(_free_port())]) == 2
+    assert main(["serve", "--port", str(free_port())]) == 2
     assert "already owns" in capsys.readouterr().err
 
 
@@ -121,12 +97,12 @@ def test_a_stale_announcement_is_ignored(settings):
 
 @pytest.fixture
 def inprocess_server(settings):
-    port = _free_port()
+    port = free_port()
     app = create_app(settings, announce_url=f"http://127.0.0.1:{port}")
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    _wait_healthy(f"http://127.0.0.1:{port}")
+    wait_healthy(f"http://127.0.0.1:{port}")
     try:
         yield app, port
     finally:
