@@ -208,6 +208,19 @@ def _is_furniture(tag: Tag, page_chars: int) -> bool:
     return _link_chars(tag) > 0.5 * len(text)
 
 
+# An element that holds most of the page is a wrapper, whatever its name: an unclosed
+# <button> in a site's menu, or a <nav> or <header> the markup never ends, which the
+# parser stretches over the whole page (WCXB dev: 7 articles came out empty).
+WRAPPER_SHARE = 0.5
+_MAY_HOLD_PAGE = frozenset({"button", "dialog", "object", "map", "video", "audio", "canvas", "picture"})
+
+
+def _holds_page(tag: Tag, page_chars: int) -> bool:
+    """More than half the page's text, and not mostly links (a docs sidebar on a short page)."""
+    chars = len(tag.get_text(" ", strip=True))
+    return chars > WRAPPER_SHARE * page_chars and _link_chars(tag) < 0.5 * chars
+
+
 _ROLE_CHROME = {"banner": "header", "contentinfo": "footer", "navigation": "nav", "complementary": "aside"}
 _CLASS_CHROME = re.compile(r"^(?:(?:site|page|global|main)[-_])?(header|footer|navbar|nav|navigation|menu|masthead)$", re.I)
 _CLASS_NAME = {"header": "header", "masthead": "header", "footer": "footer"}
@@ -218,7 +231,13 @@ def _name_chrome(tags: "_Tags", page_chars: int) -> None:
     or id that is exactly such a name ("site-header", "footer", "navbar"), become the
     elements they stand for, so the chrome rules below apply to them."""
     for tag in list(tags.all):
-        if _gone(tag) or tag.name not in ("div", "section", "ul", "span", "table", "td"):
+        if _gone(tag):
+            continue
+        if tag.name in ("header", "nav", "aside"):  # not <footer>: what follows it is little
+            if _holds_page(tag, page_chars):
+                tags.rename(tag, "div")
+            continue
+        if tag.name not in ("div", "section", "ul", "span", "table", "td"):
             continue
         role = (tag.get("role") or "").strip().lower()
         name = _ROLE_CHROME.get(role)
@@ -238,11 +257,14 @@ def _name_chrome(tags: "_Tags", page_chars: int) -> None:
 
 
 def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
+    page_chars = len(soup.get_text(" ", strip=True)) or 1
     for tag in tags(*REMOVE_TAGS):
-        tag.decompose()
+        if tag.name in _MAY_HOLD_PAGE and _holds_page(tag, page_chars):
+            tag.unwrap()
+        else:
+            tag.decompose()
     # Forms are search boxes and sign-ups, unless the page itself is one (ASP.NET wraps
     # the whole body in a <form>): then the form is unwrapped and its inputs go below.
-    page_chars = len(soup.get_text(" ", strip=True)) or 1
     for form in tags("form"):
         if _gone(form):
             continue

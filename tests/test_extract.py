@@ -54,6 +54,22 @@ def test_noscript_with_the_page_in_it_is_read_and_a_pixel_is_not():
     assert "enable JavaScript" not in parse_html(pixel.encode(), "https://a.com/").markdown
 
 
+def test_an_element_the_parser_stretches_over_the_page_is_a_wrapper_not_chrome():
+    # "<div><div></button></div>": the misnested end tag is ignored, so the menu button
+    # (or nav) stays open and the parser puts the whole page inside it.
+    for opener, closer in (("<button class='menu'>", "</button>"), ("<nav>", "</nav>")):
+        page = (f"<html><body><header>{opener}<div><div>{closer}</div><a href='/'>Logo</a></header>"
+                f"<main><h1>Starting an LLC</h1><p>{LONG}</p></main><footer>Imprint</footer></body></html>")
+        md = parse_html(page.encode(), "https://a.com/").markdown
+        assert "# Starting an LLC" in md and "Sentence 29 of the real content" in md
+    # A docs sidebar holding most of a short page's text is still navigation.
+    links = "".join(f"<li><a href='/docs/{i}'>Guide to topic number {i}</a></li>" for i in range(40))
+    docs = (f"<html><body><nav class='sidebar'><ul>{links}</ul></nav>"
+            "<div><h1>Workflows</h1><p>Workflows automate tasks.</p></div></body></html>")
+    md = parse_html(docs.encode(), "https://a.com/").markdown
+    assert "Workflows automate tasks." in md and "topic number 7" not in md
+
+
 def test_a_tiny_article_is_not_mistaken_for_the_content():
     page = (f"<html><body><div><h1>Aluminium wallet</h1><p>{LONG}</p></div>"
             "<article class='review'><p>Great wallet!</p></article></body></html>")
