@@ -84,7 +84,7 @@ def main() -> None:
         for name in rows:
             started = time.process_time()
             try:
-                text = EXTRACTORS[name](html, gt["url"])
+                text = EXTRACTORS[name](html, gt.get("url") or "")
             except Exception:  # an extractor crashing on a page scores zero for it
                 text = ""
             cpu[name] += time.process_time() - started
