@@ -91,6 +91,21 @@ def _page(main: str, head: str = "") -> bytes:
             f"</header><main>{main}</main><footer>12 Quay Street</footer></body></html>").encode()
 
 
+def test_what_the_content_shows_above_its_one_h1_is_furniture_kept_as_chrome():
+    doc = parse_html(_page("<div class='announcement'>Free delivery on orders over 50 EUR</div>"
+                           "<ol class='crumbs'><li>Home</li><li>Chairs</li></ol>"
+                           f"<h1>Mesh office chair</h1><p>{LONG[:400]}</p>"), "https://a.com/chair")
+    assert doc.markdown.startswith("# Mesh office chair") and "Sentence 3 " in doc.markdown
+    assert "Free delivery" not in doc.markdown and "Free delivery on orders over 50 EUR" in doc.chrome
+    # Prose above the H1, or a part as long as the rest, means the H1 is not the page's title.
+    intro = f"<p>{LONG[:300]}</p><h1>Why people love it</h1><p>Reliability and tooling.</p>"
+    assert "Sentence 1 " in parse_html(_page(intro), "https://a.com/").markdown
+    menu = "".join(f"<p>Menu entry {i}</p>" for i in range(20))
+    assert "Menu entry 7" in parse_html(_page(f"{menu}<h1>Short</h1><p>Only this.</p>"), "https://a.com/").markdown
+    two = "<p>Kicker</p><h1>One</h1><p>Text one.</p><h1>Two</h1><p>Text two.</p>"
+    assert "Kicker" in parse_html(_page(two), "https://a.com/").markdown
+
+
 def test_a_callout_aside_is_content_and_a_link_list_aside_is_not():
     doc = parse_html(_page(
         "<h1>Implants</h1><p>We place implants under local anaesthetic in one visit of about two hours.</p>"
@@ -246,4 +261,5 @@ def test_a_container_named_for_the_content_is_the_content():
     assert "Free delivery" not in doc.markdown and "other shops" not in doc.markdown
     # Two unrelated content-named blocks: no single one is the content, the page stays whole.
     twice = html.replace("<div class='widget-area'>", f"<div class='post-body'>{post}")
-    assert "Free delivery" in parse_html(twice.encode(), "https://bakery.example/sourdough/").markdown
+    whole = parse_html(twice.encode(), "https://bakery.example/sourdough/").markdown
+    assert "# Sourdough" in whole and "other shops" in whole
