@@ -164,6 +164,16 @@ def test_json_ld_product_facts_the_page_does_not_show_are_added():
     assert doc.recovered and doc.recovered[-1].startswith("## Product details")
 
 
+def test_other_products_on_a_products_page_go_and_a_collections_cards_stay():
+    cards = "".join(f"<div class='card'><a href='/p/{i}'>Desk frame {i}</a><span>${100 + i}</span></div>" for i in range(4))
+    main = (f"<h1>UPLIFT V3 Standing Desk</h1><p>{LONG[:300]}</p>"
+            f"<section><h2>You may also like</h2><div class='grid'>{cards}</div></section>")
+    product = parse_html(_page(main, PRODUCT_LD), "https://shop.example/desk/").markdown
+    assert "Sentence 3 " in product and "Desk frame 2" not in product
+    # Without the page declaring one product, a run of priced cards is the page's list.
+    assert "Desk frame 2" in parse_html(_page(main), "https://shop.example/desks/").markdown
+
+
 def test_json_ld_facts_already_on_the_page_are_not_repeated():
     doc = parse_html(_page("<h1>UPLIFT V3 Standing Desk</h1><p>Price $599. SKU UPL-V3-24 by UPLIFT. In stock. "
                            "Rated 4.8 (333 reviews).</p>", PRODUCT_LD), "https://shop.example/desk/")
