@@ -327,13 +327,27 @@ def _main_region(body: Tag, tags: _Tags) -> Tag | None:
              if _CONTENT_NAME.search(_id_and_class(t)) and len(t.get_text(" ", strip=True)) >= CONTENT_SHARE * body_chars]
     outer = [t for t in named if not any(o is not t and _inside(t, o) for o in named)]
     if len(outer) == 1:
-        return outer[0]
+        return _with_its_panels(outer[0])
     return scope if scope is not body else None
 
 
 CONTENT_SHARE = 0.3  # *ours*: 0.3 / 0.4 / 0.6 measured, within 0.004 of each other
 _CONTENT_NAME = re.compile(r"(?:^|\s)(?:(?:entry|post|article|story|page|main|blog|single)[-_]?(?:content|body|text)|"
                            r"(?:content|article|post)[-_]?body|main[-_]?content|content)(?:$|\s)", re.I)
+
+
+def _with_its_panels(tag: Tag) -> Tag:
+    """The container itself, or its parent when it is one of several panels named alike
+    (tabs: "content-1 content active" beside "content-2 content") and the others hold
+    text of their own (R-5.2: hidden tab panels are content)."""
+    name = _CONTENT_NAME.search(_id_and_class(tag)).group().strip()
+    others = sum(len(sib.get_text(" ", strip=True)) for sib in tag.parent.children
+                 if isinstance(sib, Tag) and sib is not tag and sib.name == tag.name
+                 and name in _id_and_class(sib).split())
+    return tag.parent if others >= PANELS_SHARE * len(tag.get_text(" ", strip=True)) else tag
+
+
+PANELS_SHARE = 0.2
 
 
 def _one_of_a_run(tag: Tag) -> bool:

@@ -273,3 +273,14 @@ def test_a_container_named_for_the_content_is_the_content():
     twice = html.replace("<div class='widget-area'>", f"<div class='post-body'>{post}")
     whole = parse_html(twice.encode(), "https://bakery.example/sourdough/").markdown
     assert "# Sourdough" in whole and "other shops" in whole
+
+
+def test_tab_panels_named_for_the_content_are_kept_together():
+    tabs = ("<div class='tabs'><div class='tab active'>Description</div><div class='tab'>Features</div></div>"
+            "<div class='content-wrapper'>"
+            f"<div class='content-1 content active'><p>{LONG[:500]}</p></div>"
+            "<div class='content-2 content'><ul><li>Moist ceramic heat from pure ceramic coils.</li>"
+            "<li>Long-life AC motor of up to 2000 W, three heat and two speed settings.</li></ul></div></div>")
+    html = f"<html><body><div class='topbar'><a href='/'>Shop</a></div><h1>G3 Pro dryer</h1>{tabs}</body></html>"
+    md = parse_html(html.encode(), "https://shop.example/dryer").markdown
+    assert "Sentence 5 " in md and "Moist ceramic heat" in md
