@@ -284,3 +284,14 @@ def test_tab_panels_named_for_the_content_are_kept_together():
     html = f"<html><body><div class='topbar'><a href='/'>Shop</a></div><h1>G3 Pro dryer</h1>{tabs}</body></html>"
     md = parse_html(html.encode(), "https://shop.example/dryer").markdown
     assert "Sentence 5 " in md and "Moist ceramic heat" in md
+
+
+def test_a_consent_banner_goes_however_long_and_a_page_inside_a_cookie_named_wrapper_stays():
+    purposes = "".join(f"<h3>Purpose {i}</h3><p>We and our {i} partners store cookies to measure audiences.</p>"
+                       for i in range(40))
+    page = _page(f"<h1>Opening hours</h1><p>{LONG[:300]}</p>").replace(
+        b"<footer>", f"<div id='cookie-consent'><p>Privacy overview</p>{purposes}</div><footer>".encode())
+    md = parse_html(page, "https://a.com/hours").markdown
+    assert "Sentence 3 " in md and "partners store cookies" not in md
+    wrapped = f"<html><body><div class='cookies-accepted'><h1>Opening hours</h1><p>{LONG}</p></div></body></html>"
+    assert "Sentence 29" in parse_html(wrapped.encode(), "https://a.com/").markdown
