@@ -226,14 +226,16 @@ def _holds_page(tag: Tag, page_chars: int) -> bool:
 
 
 _ROLE_CHROME = {"banner": "header", "contentinfo": "footer", "navigation": "nav", "complementary": "aside"}
-_CLASS_CHROME = re.compile(r"^(?:(?:site|page|global|main)[-_])?(header|footer|navbar|nav|navigation|menu|masthead)$", re.I)
+_CLASS_CHROME = re.compile(r"(?:^|\s)(?:(?:site|page|global|main)[-_])?(header|footer|navbar|nav|navigation|menu|masthead)(?=\s|$)",
+                           re.I)
 _CLASS_NAME = {"header": "header", "masthead": "header", "footer": "footer"}
 
 
 def _name_chrome(tags: "_Tags", page_chars: int) -> None:
     """Header, footer and navigation built from <div>s, named by ARIA role or by a class
     or id that is exactly such a name ("site-header", "footer", "navbar"), become the
-    elements they stand for, so the chrome rules below apply to them."""
+    elements they stand for, so the chrome rules below apply to them; a <header>, <nav>
+    or <aside> the parser stretched over the page becomes a plain <div>."""
     for tag in list(tags.all):
         if _gone(tag):
             continue
@@ -246,11 +248,9 @@ def _name_chrome(tags: "_Tags", page_chars: int) -> None:
         role = (tag.get("role") or "").strip().lower()
         name = _ROLE_CHROME.get(role)
         if name is None:
-            for token in f"{tag.get('id') or ''} {tag.get('class') or ''}".split():
-                match = _CLASS_CHROME.match(token)
-                if match:
-                    name = _CLASS_NAME.get(match.group(1).lower(), "nav")
-                    break
+            match = _CLASS_CHROME.search(_id_and_class(tag))
+            if match:
+                name = _CLASS_NAME.get(match.group(1).lower(), "nav")
         if name is None:
             continue
         if tag.find(["main", "article", "h1"]) is not None:
