@@ -436,6 +436,7 @@ def parse_html(html: bytes | str, url: str) -> Document:
     recovered = [_to_markdown(tag) for tag in tags("aside", within=region) if not _gone(tag)]
     markdown = _to_markdown(region)
     above, markdown = _split_at_title(markdown)
+    markdown = _said_once(markdown)
     if above:
         chrome_parts.insert(0, above)
     facts = _product_facts(product_data, markdown)
@@ -490,6 +491,33 @@ def _drop_other_products(tags: _Tags) -> None:
         alike = [c for c in cards if c.get("class") == cls]
         if all(c.find("a") is not None and _PRICE.search(c.get_text(" ", strip=True)) for c in alike):
             tag.decompose()
+
+
+def _said_once(markdown: str) -> str:
+    """The Markdown with each paragraph-length line (>= REPEAT_MIN_CHARS, not code, not a
+    table row) kept where it first appears. Pages repeat prose verbatim: the mobile and
+    the desktop layout of a section, a sticky summary, an offer's terms under each
+    offer. The second copy tells the assistant nothing and takes a search result's
+    place. Shorter lines stay, however often they repeat: they are per-item facts
+    ("$30.00", "Cap Type: Screw Cap") that belong to each card.
+    WCXB dev: F1 +0.003, every type up but documentation (-0.003: API references
+    repeat a parameter's description under each endpoint). *ours*"""
+    seen: set[str] = set()
+    out: list[str] = []
+    fenced = False
+    for line in markdown.split("\n"):
+        text = line.strip()
+        if text.startswith("```"):
+            fenced = not fenced
+        elif not fenced and len(text) >= REPEAT_MIN_CHARS and not text.startswith("|"):
+            if text in seen:
+                continue
+            seen.add(text)
+        out.append(line)
+    return _BLANK_RUNS.sub("\n\n", "\n".join(out))
+
+
+REPEAT_MIN_CHARS = 100
 
 
 def _is_callout(aside: Tag) -> bool:

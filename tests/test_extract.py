@@ -295,3 +295,16 @@ def test_a_consent_banner_goes_however_long_and_a_page_inside_a_cookie_named_wra
     assert "Sentence 3 " in md and "partners store cookies" not in md
     wrapped = f"<html><body><div class='cookies-accepted'><h1>Opening hours</h1><p>{LONG}</p></div></body></html>"
     assert "Sentence 29" in parse_html(wrapped.encode(), "https://a.com/").markdown
+
+
+def test_prose_the_page_repeats_is_kept_once_and_per_item_facts_stay():
+    terms = "Book by 31 March for stays until October; the discount applies to the room rate only, not to meals or drinks."
+    cards = "".join(f"<div class='room'><h3>Room {i}</h3><p>Price: 90 euros</p><p>Sleeps 2</p></div>" for i in range(3))
+    code = "<pre><code>" + "print('the same long line of code that a tutorial repeats on purpose, twice')\n" * 2 + "</code></pre>"
+    table = "<table><tr><th>Plan</th><th>Terms</th></tr>" + f"<tr><td>A</td><td>{terms}</td></tr>" * 2 + "</table>"
+    main = (f"<h1>Offers</h1><div class='mobile'><p>{terms}</p></div><div class='desktop'><p>{terms}</p></div>"
+            f"{cards}{code}{table}")
+    md = parse_html(_page(main), "https://hotel.example/offers").markdown
+    assert md.count(terms) == 3  # once as prose, twice in the table's rows
+    assert md.count("Price: 90 euros") == 3 and md.count("Sleeps 2") == 3
+    assert md.count("repeats on purpose") == 2
