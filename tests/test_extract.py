@@ -308,3 +308,10 @@ def test_prose_the_page_repeats_is_kept_once_and_per_item_facts_stay():
     assert md.count(terms) == 3  # once as prose, twice in the table's rows
     assert md.count("Price: 90 euros") == 3 and md.count("Sleeps 2") == 3
     assert md.count("repeats on purpose") == 2
+
+
+def test_a_comment_in_a_code_block_is_not_the_pages_h1():
+    page = ("<html><body><div><p>Install the client first.</p><pre><code># install the client\n"
+            "pip install acme\n</code></pre>" + "<p>Then configure the key and the region for your account.</p>" * 12
+            + "</div></body></html>")
+    assert "Install the client first." in parse_html(page.encode(), "https://docs.example/").markdown
