@@ -26,8 +26,11 @@ def _sections(markdown: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
     """(path of H1/H2 headings, body lines) per section; H3+ headings stay in the body."""
     h1 = h2 = None
     lines: list[str] = []
+    fenced = False
     for line in markdown.splitlines():
-        match = _HEADING.match(line)
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        match = None if fenced else _HEADING.match(line)  # "# install" in a code block is code
         if match and len(match.group(1)) <= 2:
             if any(l.strip() for l in lines):
                 yield tuple(h for h in (h1, h2) if h), lines
@@ -44,12 +47,23 @@ def _sections(markdown: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
 
 
 def _blocks(lines: list[str]) -> list[str]:
-    """Paragraphs, lists and tables as units; a heading line starts a new block."""
+    """Paragraphs, lists, tables and fenced code blocks as units; a heading line starts a new block."""
     blocks: list[list[str]] = []
     current: list[str] = []
     kind = None
     for line in lines:
         stripped = line.strip()
+        if kind == "code":  # a fenced code block is one unit, blank lines and all
+            current.append(line)
+            if stripped.startswith("```"):
+                blocks.append(current)
+                current, kind = [], None
+            continue
+        if stripped.startswith("```"):
+            if current:
+                blocks.append(current)
+            current, kind = [line], "code"
+            continue
         if not stripped:
             if kind != "list":
                 if current:

@@ -60,3 +60,11 @@ def test_a_heading_never_ends_a_chunk():
 def test_sections_without_words_make_no_chunk():
     chunks = chunk_document(_doc("# Home\n\nWelcome to the site.\n\n## What we do\n\n...\n\n## Team\n\nPeople."), 200)
     assert [c.heading_path[-1] for c in chunks] == ["Home", "Team"]
+
+
+def test_a_code_block_is_one_unit_and_its_comments_are_not_headings():
+    code = "```\n# install the client\npip install acme\n\n# then log in\nacme login\n```"
+    chunks = chunk_document(_doc(f"# Setup\n\nRun these commands.\n\n{code}\n\n## Next\n\nDone."), 200)
+    setup = [c for c in chunks if c.heading_path == ("Prices", "Setup")]
+    assert len(setup) == 1 and code in setup[0].body
+    assert all("install the client" not in h for c in chunks for h in c.heading_path)
