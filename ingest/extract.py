@@ -199,15 +199,15 @@ def _is_furniture(tag: Tag, page_chars: int) -> bool:
         return False  # most tags: decided without building a string
     attrs = _id_and_class(tag)
     elsewhere = bool(_ELSEWHERE.search(attrs))
-    if not attrs.strip() or not (elsewhere or _FURNITURE.search(attrs)):
+    if not (elsewhere or _FURNITURE.search(attrs)):
         return False
-    text = tag.get_text(" ", strip=True)
     # A container named like furniture ("main-container fixed-sidebar") that holds the
     # page's heading or a good share of its text is layout, not furniture.
     if tag.find(["main", "article", "h1"]) is not None:
         return False
     if elsewhere:
         return True  # reviews can outweigh the product's own text
+    text = tag.get_text(" ", strip=True)
     if len(text) > FURNITURE_MAX_SHARE * page_chars:
         return False
     if len(text) < FURNITURE_MAX_CHARS:
