@@ -186,12 +186,16 @@ def _link_chars(tag: Tag) -> int:
     return sum(len(a.get_text(" ", strip=True)) for a in tag.find_all("a"))
 
 
+def _wraps_content(tag: Tag) -> bool:
+    """Holds the page's heading or its <main>/<article>: a layout container, whatever its name."""
+    return tag.find(["main", "article", "h1"]) is not None
+
+
 def _is_overlay(tag: Tag) -> bool:
     """A cookie or consent banner, however long its list of purposes (WCXB dev: the old
     1,500-character limit let consent walls through; F1 +0.001, listing +0.007),
     unless it wraps the page's heading or content."""
-    attrs = _id_and_class(tag)
-    return bool(attrs.strip()) and bool(_OVERLAY.search(attrs)) and tag.find(["main", "article", "h1"]) is None
+    return bool(_OVERLAY.search(_id_and_class(tag))) and not _wraps_content(tag)
 
 
 def _is_furniture(tag: Tag, page_chars: int) -> bool:
@@ -203,7 +207,7 @@ def _is_furniture(tag: Tag, page_chars: int) -> bool:
         return False
     # A container named like furniture ("main-container fixed-sidebar") that holds the
     # page's heading or a good share of its text is layout, not furniture.
-    if tag.find(["main", "article", "h1"]) is not None:
+    if _wraps_content(tag):
         return False
     if elsewhere:
         return True  # reviews can outweigh the product's own text
@@ -256,7 +260,7 @@ def _name_chrome(tags: "_Tags", page_chars: int) -> None:
                 name = _CLASS_NAME.get(match.group(1).lower(), "nav")
         if name is None:
             continue
-        if tag.find(["main", "article", "h1"]) is not None:
+        if _wraps_content(tag):
             continue
         if len(tag.get_text(" ", strip=True)) > FURNITURE_MAX_SHARE * page_chars:
             continue
