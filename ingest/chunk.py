@@ -8,7 +8,7 @@ paragraphs by sentences, then words.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from ingest.models import Chunk, Document
@@ -22,15 +22,22 @@ _EMPHASIS = re.compile(r"\*\*|__|`")
 _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
 
 
+def in_code(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """(line, whether it is part of a fenced code block, its fences included)."""
+    fenced = False
+    for line in lines:
+        fence = line.lstrip().startswith("```")
+        if fence:
+            fenced = not fenced
+        yield line, fenced or fence
+
+
 def _sections(markdown: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
     """(path of H1/H2 headings, body lines) per section; H3+ headings stay in the body."""
     h1 = h2 = None
     lines: list[str] = []
-    fenced = False
-    for line in markdown.splitlines():
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-        match = None if fenced else _HEADING.match(line)  # "# install" in a code block is code
+    for line, code in in_code(markdown.splitlines()):
+        match = None if code else _HEADING.match(line)  # "# install" in a code block is code
         if match and len(match.group(1)) <= 2:
             if any(l.strip() for l in lines):
                 yield tuple(h for h in (h1, h2) if h), lines
