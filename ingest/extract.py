@@ -20,6 +20,7 @@ from urllib.parse import urljoin
 from bs4 import BeautifulSoup, Tag
 from markdownify import MarkdownConverter
 
+from ingest import soup as html_tree
 from ingest.chunk import in_code
 from ingest.models import Document
 
@@ -106,30 +107,6 @@ def _to_markdown(node: Tag) -> str:
     text = "\n".join(lines)
     text = _TRAILING.sub("\n", text)
     return _BLANK_RUNS.sub("\n\n", text).strip()
-
-
-class _Tag(Tag):
-    """bs4's Tag with two hot paths made cheap (profiled on WCXB dev):
-    - an unset private attribute (`tag.decomposed` reads `_decomposed`) is an
-      AttributeError, not a search of the whole subtree for a child tag of that name
-      (Tag.__getattr__'s `soup.div`-style lookup): a quarter of the extraction time;
-    - `find_parent("pre")`, which markdownify asks of every tag, walks the parents
-      instead of building a matcher per call: a sixth of it."""
-
-    def __getattr__(self, name: str):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return super().__getattr__(name)
-
-    def find_parent(self, name=None, attrs=None, **kwargs):
-        if isinstance(name, str) and not attrs and not kwargs:
-            parent = self.parent
-            while parent is not None:
-                if parent.name == name:
-                    return parent
-                parent = parent.parent
-            return None
-        return super().find_parent(name, attrs, **kwargs)
 
 
 def _gone(tag: Tag) -> bool:
@@ -390,8 +367,7 @@ def parse_html(html: bytes | str, url: str) -> Document:
     # before parsing, they cost bs4 nothing. Each ends where HTML says it ends (the
     # first </script>, </style>, -->), so the cut is the parser's own.
     html, svg_hrefs = _cut_unparsed(html)
-    # Attributes stay strings (class="a b" is not split into a list): a tenth of the parse time.
-    soup = BeautifulSoup(html, "lxml", element_classes={Tag: _Tag}, multi_valued_attributes=None)
+    soup = html_tree.parse(html)
     tags = _Tags(soup)
     titles = tags("title")
     head_title = titles[0].get_text(" ", strip=True) if titles else ""

@@ -1,0 +1,132 @@
+"""The fast tree builder builds the tree bs4's own lxml builder builds, on real pages."""
+import gzip
+
+import pytest
+from bs4 import BeautifulSoup, Tag
+from bs4.element import Comment, Doctype, NavigableString, ProcessingInstruction, Script, Stylesheet
+
+from conftest import HANDBOOK, SHARED
+from ingest import soup as html_tree
+
+WCXB_HTML = SHARED / "corpora" / "wcxb-dev" / "html"
+
+
+def _reference(html: str) -> BeautifulSoup:
+    return BeautifulSoup(html, "lxml", multi_valued_attributes=None)
+
+
+def _shape(node) -> list:
+    """The tree in document order: each node's type, name or text, attributes and depth.
+    A valueless boolean attribute (`checked`) is "" in bs4 and its name in libxml2's
+    tree: both count as "", as does `checked="checked"`. Doctypes and processing
+    instructions are left out, with the blank line after them: libxml2's tree keeps
+    only the first doctype and reads `<?xml ...?>` in the body as a comment; neither
+    is text."""
+    out = []
+
+    def walk(el, depth):
+        after_doctype = False
+        for child in el.contents:
+            if isinstance(child, Tag):
+                attrs = {k: ("" if v == k else v) for k, v in child.attrs.items()}
+                out.append(("tag", child.name, attrs, depth))
+                walk(child, depth + 1)
+            elif isinstance(child, (Doctype, ProcessingInstruction)):
+                after_doctype = True
+                continue
+            elif child.strip() or not (depth == 0 or after_doctype):  # blanks between top-level elements
+                out.append((type(child).__name__, str(child), depth))
+            after_doctype = False
+    walk(node, 0)
+    return out
+
+
+def _linked(soup: BeautifulSoup) -> None:
+    """Every link bs4's navigation and mutation use agrees with the contents lists."""
+    order = []
+
+    def walk(el):
+        for child in el.contents:
+            order.append(child)
+            assert child.parent is el
+            if isinstance(child, Tag):
+                walk(child)
+    walk(soup)
+    node = soup
+    for expected in order:
+        assert node.next_element is expected
+        assert expected.previous_element is node
+        node = expected
+    assert node.next_element is None
+    for el in [soup] + [n for n in order if isinstance(n, Tag)]:
+        for left, right in zip(el.contents, el.contents[1:]):
+            assert left.next_sibling is right and right.previous_sibling is left
+        if el.contents:
+            assert el.contents[0].previous_sibling is None and el.contents[-1].next_sibling is None
+
+
+def _wcxb_pages():
+    pages = sorted(WCXB_HTML.glob("*.html.gz"))
+    return pages[:: max(1, len(pages) // 25)]
+
+
+@pytest.mark.parametrize("path", _wcxb_pages(), ids=lambda p: p.name)
+def test_same_tree_as_bs4_on_real_pages(path):
+    html = gzip.decompress(path.read_bytes()).decode("utf-8", "replace")
+    fast = html_tree.parse(html)
+    assert _shape(fast) == _shape(_reference(html))
+    _linked(fast)
+    assert fast.get_text(" ", strip=True) == _reference(html).get_text(" ", strip=True)
+
+
+def test_same_tree_as_bs4_on_the_handbook():
+    for path in sorted(HANDBOOK.rglob("*.html"))[:20]:
+        html = path.read_text(encoding="utf-8")
+        assert _shape(html_tree.parse(html)) == _shape(_reference(html)), path
+
+
+def test_string_types_and_whitespace_follow_bs4():
+    html = ("<!DOCTYPE html><html><head><style>p{}</style>"
+            "<script type='application/ld+json'>{\"@type\": \"Product\"}</script></head>"
+            "<body>  \n <p>a <b>b</b>\t</p><!-- note --><pre>  x\n\n  </pre>"
+            "<textarea>  </textarea><template><i>t</i></template></body></html>")
+    fast = html_tree.parse(html)
+    assert _shape(fast) == _shape(_reference(html))
+    assert isinstance(fast.contents[0], Doctype)
+    assert isinstance(fast.find("style").string, Stylesheet)
+    assert isinstance(fast.find("script").string, Script)
+    assert fast.find("script").get_text() == '{"@type": "Product"}'
+    assert any(isinstance(s, Comment) for s in fast.body.contents)
+    assert fast.find("pre").string == "  x\n\n  "  # kept as written
+    assert fast.body.contents[0] == "\n"  # whitespace collapsed, as bs4 does
+    assert type(fast.find("b").string) is NavigableString
+    _linked(fast)
+
+
+def test_no_doctype_is_invented():
+    assert not any(isinstance(n, Doctype) for n in html_tree.parse("<p>x</p>").contents)
+
+
+def test_tags_have_the_cheap_hot_paths():
+    fast = html_tree.parse("<div><pre><code>x</code></pre></div>")
+    code = fast.find("code")
+    assert isinstance(code, html_tree.SoupTag)
+    assert code.find_parent("pre") is fast.find("pre")
+    with pytest.raises(AttributeError):
+        code._decomposed  # not a search for a <_decomposed> child
+    fast.find("pre").decompose()
+    assert fast.get_text() == ""
+
+
+@pytest.mark.parametrize("html", ["", "   ", "plain text", "<p =x>y</p>", "</p>"])
+def test_odd_input(html):
+    fast = html_tree.parse(html)
+    assert _shape(fast) == _shape(_reference(html))
+    assert fast.get_text(" ", strip=True) == _reference(html).get_text(" ", strip=True)
+
+
+def test_template_placeholder_as_an_attribute_name():
+    # WCXB page 0586: <li data-category="${category.id}"> written without its quotes
+    fast = html_tree.parse('<li data-category=$ {category.id} role="menuitem">item</li>')
+    li = fast.find("li")
+    assert li["role"] == "menuitem" and li.get_text() == "item"
