@@ -12,10 +12,11 @@ facts from JSON-LD when the visible page lacks them. Recovered blocks are listed
 """
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
 from collections import Counter
-from urllib.parse import urljoin
+from urllib.parse import unquote, urljoin
 
 from bs4 import BeautifulSoup, Tag
 from markdownify import MarkdownConverter
@@ -423,12 +424,13 @@ def parse_html(html: bytes | str, url: str) -> Document:
     markdown = _said_once(markdown)
     if above:
         chrome_parts.insert(0, above)
-    facts = _product_facts(product_data, markdown)
+    chrome = "\n\n".join(p for p in chrome_parts if p)
+    facts = _product_facts(product_data, f"{markdown}\n\n{chrome}")
     if facts:
         markdown = f"{markdown}\n\n{facts}"
         recovered.append(facts)
     title = head_title or _first_heading(markdown)
-    return Document(url=url, title=title, markdown=markdown, chrome="\n\n".join(p for p in chrome_parts if p),
+    return Document(url=url, title=title, markdown=markdown, chrome=chrome,
                     lang=lang, links=links, canonical=canonical, noindex=noindex,
                     recovered=tuple(r for r in recovered if r and r in markdown))
 
@@ -544,8 +546,16 @@ def _text_of(value) -> str:
         value = value.get("name") or value.get("@value") or ""
     if isinstance(value, list):
         value = ", ".join(_text_of(v) for v in value if _text_of(v))
-    text = re.sub(r"<[^>]+>", " ", str(value or ""))
+    text = str(value or "")
+    if " " not in text and _PERCENT_ESCAPE.search(text):
+        text = unquote(text)  # a description written URL-encoded ("An%20elegant%20sofa")
+    for _ in range(2):  # HTML escaped once or twice ("L&amp;#8217;atelier")
+        text = html_lib.unescape(text)
+    text = re.sub(r"<[^>]+>", " ", text)
     return re.sub(r"\s+", " ", text).strip()[:MAX_FACT_CHARS]
+
+
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 def _offer_facts(offers) -> list[tuple[str, str]]:
@@ -566,9 +576,12 @@ def _offer_facts(offers) -> list[tuple[str, str]]:
 
 
 def _product_facts(products: list[dict], visible_markdown: str) -> str:
-    """A "Product details" section with the JSON-LD facts the visible page does not show."""
+    """A "Product details" section with the JSON-LD facts the visible page (content and
+    chrome: a brand named in the header stays answerable from the site-wide document)
+    does not show."""
     visible = " ".join(visible_markdown.split()).lower()
     visible_words = set(_WORDS.findall(visible))
+    heading = " ".join(_first_heading(visible_markdown).split()).lower()
     lines: list[str] = []
     for product in products[:3]:
         facts = [("Name", _text_of(product.get("name"))), ("Brand", _text_of(product.get("brand"))),
@@ -584,7 +597,9 @@ def _product_facts(products: list[dict], visible_markdown: str) -> str:
             number = re.sub(r"[.,]0+$", "", number)  # "599.00" is shown as "$599"
             words = _WORDS.findall(value.lower())
             shown = (value.lower() in visible or (number and number in visible)
-                     or (len(words) >= 4 and sum(w in visible_words for w in words) >= 0.7 * len(words)))
+                     or (len(words) >= 4 and sum(w in visible_words for w in words) >= 0.7 * len(words))
+                     # the page's heading names the product; JSON-LD adds the shop's name or SEO words
+                     or (label == "Name" and len(heading) >= 8 and heading in value.lower()))
             if value and not shown and f"- {label}: {value}" not in lines:
                 lines.append(f"- {label}: {value}")
     return f"## {PRODUCT_FACTS_HEADING}\n\n" + "\n".join(lines) if lines else ""

@@ -315,3 +315,19 @@ def test_a_comment_in_a_code_block_is_not_the_pages_h1():
             "pip install acme\n</code></pre>" + "<p>Then configure the key and the region for your account.</p>" * 12
             + "</div></body></html>")
     assert "Install the client first." in parse_html(page.encode(), "https://docs.example/").markdown
+
+
+def test_json_ld_facts_are_decoded_and_those_shown_in_the_name_or_chrome_are_not_repeated():
+    ld = ('<script type="application/ld+json">{"@type": "Product", "name": "Warrior Necklace - small, 18K gold | Newtwist",'
+          ' "brand": "L&amp;#8217;atelier Nawbar", "sku": "N667FD",'
+          ' "description": "An%20elegant%20sofa%20with%20a%20curved%20back."}</script>')
+    html = (f"<html><head>{ld}</head><body><header><p>Newtwist Jewellery</p></header><main><h1>Warrior Necklace</h1>"
+            f"<p>{LONG[:400]}</p></main><footer>Sold by Newtwist since 1987</footer></body></html>")
+    md = parse_html(html.encode(), "https://shop.example/necklace").markdown
+    assert "- Brand: L\u2019atelier Nawbar" in md
+    assert "- Description: An elegant sofa with a curved back." in md
+    assert "- SKU: N667FD" in md
+    assert "- Name:" not in md  # the page's heading names it; JSON-LD adds SEO words
+    shown_in_footer = ld.replace("L&amp;#8217;atelier Nawbar", "Newtwist")
+    md = parse_html(html.replace(ld, shown_in_footer).encode(), "https://shop.example/necklace").markdown
+    assert "- Brand:" not in md
