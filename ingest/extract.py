@@ -484,24 +484,85 @@ def _drop_other_products(tags: _Tags) -> None:
 
 
 def _said_once(markdown: str) -> str:
-    """The Markdown with each paragraph-length line (>= REPEAT_MIN_CHARS, not code, not a
-    table row) kept where it first appears. Pages repeat prose verbatim: the mobile and
-    the desktop layout of a section, a sticky summary, an offer's terms under each
-    offer. The second copy tells the assistant nothing and takes a search result's
-    place. Shorter lines stay, however often they repeat: they are per-item facts
-    ("$30.00", "Cap Type: Screw Cap") that belong to each card.
-    WCXB dev: F1 +0.003, every type up but documentation (-0.003: API references
-    repeat a parameter's description under each endpoint). *ours*"""
-    seen: set[str] = set()
+    """The Markdown with what it repeats verbatim kept where it first appears: a section
+    under the same headings, a paragraph-length block within a section, a
+    paragraph-length line anywhere (each >= REPEAT_MIN_CHARS, not code, not a table).
+    Pages repeat themselves: the mobile and the desktop layout of a section (a seller's
+    profile and feedback, twice), a sticky summary, an offer's terms under each offer, a
+    plan's list of what it includes shown twice. The second copy tells the assistant
+    nothing and takes a search result's place. Shorter lines and blocks stay, however
+    often they repeat, and so does a block under other headings: they are per-item facts
+    ("$30.00", "Cap Type: Screw Cap", the same features under "Resume packages" and
+    "CV packages") that belong to each item.
+    WCXB dev: lines F1 +0.003, every type up but documentation (-0.003: API references
+    repeat a parameter's description under each endpoint); blocks and sections F1 +0.001,
+    product +0.002 (a seller's profile and feedback shown twice on marketplace pages),
+    article, service, collection, listing and forum up. *ours*"""
+    seen_lines: set[str] = set()
+    seen_sections: set[tuple] = set()
+
+    def again(text: str, seen: set) -> bool:
+        if len(text) < REPEAT_MIN_CHARS or text.startswith("|"):
+            return False
+        if text in seen:
+            return True
+        seen.add(text)
+        return False
+
     out: list[str] = []
+    path: list[tuple[int, str]] = []  # the headings this section is under, its own last
+    for heading, blocks in _sections(_blocks(markdown)):
+        if heading is not None:
+            level = len(heading) - len(heading.lstrip("#"))
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, heading.strip()))
+        body = "\n\n".join("\n".join(line.strip() for line in block) for block, _ in blocks)
+        if len(f"{heading or ''}{body}") >= REPEAT_MIN_CHARS and (tuple(path), body) in seen_sections:
+            continue
+        seen_sections.add((tuple(path), body))
+        if heading is not None and not again(heading.strip(), seen_lines):
+            out.append(heading)
+        seen_blocks: set[str] = set()
+        for block, code in blocks:
+            if code:
+                out.append("\n".join(block))
+            elif len(block) == 1 or not again("\n".join(line.strip() for line in block), seen_blocks):
+                out.append("\n".join(line for line in block if not again(line.strip(), seen_lines)))
+    return "\n\n".join(b for b in out if b)
+
+
+def _sections(blocks: list[tuple[list[str], bool]]) -> list[tuple[str | None, list[tuple[list[str], bool]]]]:
+    """The blocks grouped under their heading: (heading line or None, the blocks up to the next heading)."""
+    sections: list[tuple[str | None, list]] = [(None, [])]
+    for block, code in blocks:
+        if not code and len(block) == 1 and _HEADING.match(block[0]):
+            sections.append((block[0], []))
+        else:
+            sections[-1][1].append((block, code))
+    return [sec for sec in sections if sec[0] is not None or sec[1]]
+
+
+_HEADING = re.compile(r"#{1,6}(?:\s|$)")
+
+
+def _blocks(markdown: str) -> list[tuple[list[str], bool]]:
+    """The Markdown's blocks (paragraphs, lists, tables, code blocks), split at blank lines
+    outside code, each with whether it holds code."""
+    blocks: list[tuple[list[str], bool]] = []
+    fresh = True
     for line, code in in_code(markdown.split("\n")):
-        text = line.strip()
-        if not code and len(text) >= REPEAT_MIN_CHARS and not text.startswith("|"):
-            if text in seen:
-                continue
-            seen.add(text)
-        out.append(line)
-    return _BLANK_RUNS.sub("\n\n", "\n".join(out))
+        if not code and not line.strip():
+            fresh = True
+            continue
+        if fresh:
+            blocks.append(([], False))
+            fresh = False
+        lines, had_code = blocks[-1]
+        lines.append(line)
+        if code and not had_code:
+            blocks[-1] = (lines, True)
+    return blocks
 
 
 REPEAT_MIN_CHARS = 100

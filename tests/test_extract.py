@@ -331,3 +331,20 @@ def test_json_ld_facts_are_decoded_and_those_shown_in_the_name_or_chrome_are_not
     shown_in_footer = ld.replace("L&amp;#8217;atelier Nawbar", "Newtwist")
     md = parse_html(html.replace(ld, shown_in_footer).encode(), "https://shop.example/necklace").markdown
     assert "- Brand:" not in md
+
+
+def test_a_section_repeated_under_the_same_headings_is_kept_once():
+    seller = f"<h2>About this seller</h2><p>{LONG[:300]}</p><h3>Seller feedback</h3><p>Great seller, fast shipping, well packed, would buy from again any time.</p><p>{LONG[300:500]}</p>"
+    md = parse_html(_page(f"<h1>Coin set</h1><p>Uncirculated 1980 set.</p><div class='desktop'>{seller}</div>"
+                          f"<div class='mobile'>{seller}</div>"), "https://shop.example/item").markdown
+    assert md.count("## About this seller") == 1 and md.count("Great seller") == 1
+
+
+def test_a_block_repeated_within_a_section_goes_but_not_under_other_headings():
+    includes = "<ul><li>Access to all live, virtual classes</li><li>Q&amp;A time included in each class</li><li>Monthly community discussion sessions</li></ul>"
+    plan = "<h3>Starter</h3><ul><li>Professionally written by experts</li><li>Formatted for success and keyword optimized</li><li>Cover letter included</li></ul>"
+    main = (f"<h1>Membership</h1><p>$39.00 every month</p>{includes}<p>Cancel any time.</p>{includes}"
+            f"<h2>Resume packages</h2><p>From $139</p>{plan}<h2>CV packages</h2><p>From $199</p>{plan}")
+    md = parse_html(_page(main), "https://shop.example/plans").markdown
+    assert md.count("Access to all live") == 1
+    assert md.count("Professionally written by experts") == 2  # what each package includes
