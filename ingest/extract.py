@@ -246,8 +246,27 @@ def _name_chrome(tags: "_Tags", page_chars: int) -> None:
         tags.rename(tag, name)
 
 
+def _is_aria_dialog(tag: Tag) -> bool:
+    """A <div role="dialog"> or aria-modal="true": the ARIA spelling of a <dialog>."""
+    if "role" not in tag.attrs and "aria-modal" not in tag.attrs:
+        return False
+    return ((tag.get("role") or "").strip().lower() in ("dialog", "alertdialog")
+            or (tag.get("aria-modal") or "").strip().lower() == "true")
+
+
 def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
     page_chars = len(soup.get_text(" ", strip=True)) or 1
+    # Modal dialogs, however spelled, are popups: sign-ups, carts, log-ins, privacy
+    # centres, a shop's "trouble connecting" notice. Not one that holds the page or its
+    # heading. The page's size is then measured without them. WCXB dev: F1 +0.001,
+    # product +0.006, forum +0.004, no type down.
+    dialogs = [t for t in tags.all if t.name not in ("html", "body") and _is_aria_dialog(t)
+               and not (_holds_page(t, page_chars) or _wraps_content(t))]
+    if dialogs:
+        for tag in dialogs:
+            if not _gone(tag):  # not inside one already gone
+                tag.decompose()
+        page_chars = len(soup.get_text(" ", strip=True)) or 1
     for tag in tags(*REMOVE_TAGS):
         if tag.name in _MAY_HOLD_PAGE and _holds_page(tag, page_chars):
             tag.unwrap()

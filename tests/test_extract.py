@@ -348,3 +348,20 @@ def test_a_block_repeated_within_a_section_goes_but_not_under_other_headings():
     md = parse_html(_page(main), "https://shop.example/plans").markdown
     assert md.count("Access to all live") == 1
     assert md.count("Professionally written by experts") == 2  # what each package includes
+
+
+def test_aria_dialogs_go_and_the_page_is_measured_without_them():
+    privacy = ("<div role='dialog' aria-modal='true' aria-label='Privacy Preference Center'><h2>Privacy Preference Center</h2><p>"
+               + "When you visit any website, it may store or retrieve information on your browser. " * 18 + "</p></div>")
+    notice = "<div class='lightbox' role='alertdialog'><p>Looks like we're having trouble connecting to our server.</p></div>"
+    # The thread sits in a form (a reply box around the posts): a form is kept when it
+    # holds 30% of the page, which must not count the privacy centre's text.
+    posts = "<form action='/reply'>" + "".join(f"<div class='post'><p>Post {i}: {LONG[:180]}</p></div>" for i in range(6)) + "</form>"
+    footer = "<footer><p>" + "Quay Street shop, open daily from nine until five, call us any time. " * 25 + "</p></footer>"
+    md = parse_html(f"<html><body>{privacy}<h1>Which fan header?</h1>{notice}{posts}{footer}</body></html>".encode(),
+                    "https://forum.example/t/1").markdown
+    assert "Post 5:" in md and "Post 0:" in md
+    assert "Privacy Preference" not in md and "trouble connecting" not in md
+    # A page that is itself a dialog (a quick-view product page) keeps it.
+    quick = f"<html><body><div role='dialog'><h1>Desk</h1><p>{LONG}</p></div><p>Footer note</p></body></html>"
+    assert "Sentence 29" in parse_html(quick.encode(), "https://shop.example/q").markdown
