@@ -12,6 +12,7 @@ attribute (`<input checked>`) holds its name where bs4 holds ""; a second doctyp
 `<?xml ...?>` inside the body is dropped or kept as a comment, and a blank next to it
 may move; blanks between top-level elements (after `</html>`) are not kept; an
 attribute named like `{category.id}` (a template's placeholder) keeps that name.
+A page nested deeper than MAX_DEPTH levels goes through bs4's own builder.
 On all 1,497 WCXB dev pages the extracted Documents are identical to bs4's build.
 """
 from __future__ import annotations
@@ -50,23 +51,36 @@ class SoupTag(Tag):
         return super().find_parent(name, attrs, **kwargs)
 
 
-def _empty_soup() -> BeautifulSoup:
-    # Attributes stay strings (class="a b" is not split into a list): the rules match
-    # class names with regular expressions, and it is a tenth of bs4's parse time.
-    return BeautifulSoup("", "lxml", element_classes={Tag: SoupTag}, multi_valued_attributes=None)
+def _empty_soup(html: str = "") -> BeautifulSoup:
+    """bs4's own build of `html` (empty: a soup for the fast builder to fill).
+    Attributes stay strings (class="a b" is not split into a list): the rules match
+    class names with regular expressions, and it is a tenth of bs4's parse time."""
+    return BeautifulSoup(html, "lxml", element_classes={Tag: SoupTag}, multi_valued_attributes=None)
 
 
 def parse(html: str) -> BeautifulSoup:
     """The page's tree; the same tree `BeautifulSoup(html, "lxml")` builds (see above)."""
+    # huge_tree: without it libxml2 silently stops at 255 levels of nesting (old forums'
+    # unclosed <font>s) and at 10 MB of text, where bs4's build goes on.
+    parser = etree.HTMLParser(recover=True, huge_tree=True)
     try:
-        parser = etree.HTMLParser(recover=True)
         parser.feed(html)
         root = parser.close()
-        if root is not None:
+    except (etree.LxmlError, ValueError):  # nothing to build a tree of (an empty page)
+        root = None
+    if root is not None:
+        try:
             return _Builder(_empty_soup()).build(root, has_doctype=bool(_DOCTYPE.search(html, 0, 4096)))
-    except (etree.LxmlError, ValueError):  # no tree: bs4 makes an empty one
-        pass
-    return BeautifulSoup(html, "lxml", element_classes={Tag: SoupTag}, multi_valued_attributes=None)
+        except _TooDeep:
+            pass
+    return _empty_soup(html)
+
+
+class _TooDeep(Exception):
+    """Nested deeper than the walk recurses (MAX_DEPTH): bs4's own builder takes the page."""
+
+
+MAX_DEPTH = 400  # *ours*: well inside Python's recursion limit; WCXB dev's deepest page has 55 levels
 
 
 def _collapsed(text: str, keep_spaces: bool) -> str:
@@ -92,7 +106,7 @@ class _Builder:
                       "known_xml": False, "hidden": False,
                       "cdata_list_attributes": builder.cdata_list_attributes,
                       "preserve_whitespace_tags": builder.preserve_whitespace_tags}
-        self.last = soup  # the element made last, in document order
+        self.last = None  # the element made last, in document order (bs4 links none to the soup itself)
 
     def build(self, root, has_doctype: bool) -> BeautifulSoup:
         soup = self.soup
@@ -103,7 +117,7 @@ class _Builder:
         while top.getprevious() is not None:
             top = top.getprevious()
         while top is not None:  # comments before <html>, the <html> libxml2 opens for text after </html>
-            self._element(top, soup, NavigableString, False)
+            self._element(top, soup, NavigableString, False, 0)
             top = top.getnext()
         return soup
 
@@ -114,7 +128,8 @@ class _Builder:
         node.next_element = node.next_sibling = None
         if sibling is not None:
             sibling.next_sibling = node
-        self.last.next_element = node
+        if self.last is not None:
+            self.last.next_element = node
         self.last = node
         contents.append(node)
 
@@ -123,7 +138,9 @@ class _Builder:
         node.hidden = False
         self._add(node, parent)
 
-    def _element(self, el, parent, container, keep_spaces: bool) -> None:
+    def _element(self, el, parent, container, keep_spaces: bool, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            raise _TooDeep
         name = el.tag
         if not isinstance(name, str):
             if name is etree.Comment:
@@ -145,6 +162,6 @@ class _Builder:
         if el.text:
             self._text(el.text, tag, container, keep_spaces)
         for child in el:
-            self._element(child, tag, container, keep_spaces)
+            self._element(child, tag, container, keep_spaces, depth + 1)
             if child.tail:
                 self._text(child.tail, tag, container, keep_spaces)
