@@ -15,7 +15,7 @@ from ingest.models import Chunk, Document
 from ingest.tokens import count_tokens
 
 CHUNKING_VERSION = "1"
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _WORD = re.compile(r"\w")
 _EMPHASIS = re.compile(r"\*\*|__|`")
@@ -37,7 +37,7 @@ def _sections(markdown: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
     h1 = h2 = None
     lines: list[str] = []
     for line, code in in_code(markdown.splitlines()):
-        match = None if code else _HEADING.match(line)  # "# install" in a code block is code
+        match = None if code else HEADING.match(line)  # "# install" in a code block is code
         if match and len(match.group(1)) <= 2:
             if any(l.strip() for l in lines):
                 yield tuple(h for h in (h1, h2) if h), lines
@@ -79,7 +79,7 @@ def _blocks(lines: list[str]) -> list[str]:
             continue
         line_kind = "table" if stripped.startswith("|") else (
             "list" if _LIST_ITEM.match(line) or (kind == "list" and line.startswith(" ")) else
-            "heading" if _HEADING.match(line) else "text")
+            "heading" if HEADING.match(line) else "text")
         if current and (line_kind != kind or line_kind == "heading"):
             blocks.append(current)
             current = []
@@ -131,7 +131,7 @@ def _pack(units: list[str], budget: int, header: str = "", joiner: str = "\n") -
             current.append(unit)
             continue
         carried: list[str] = []
-        if len(current) > 1 and _HEADING.match(current[-1]):
+        if len(current) > 1 and HEADING.match(current[-1]):
             carried = [current.pop()]  # a heading belongs with the text under it, not at a chunk's end
         if current:
             pieces.append(joiner.join(current))

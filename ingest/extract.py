@@ -22,7 +22,7 @@ from bs4 import BeautifulSoup, Tag
 from markdownify import MarkdownConverter
 
 from ingest import soup as html_tree
-from ingest.chunk import in_code
+from ingest.chunk import HEADING, in_code
 from ingest.models import Document
 
 REMOVE_TAGS = ("script", "style", "template", "iframe", "svg", "canvas",
@@ -250,8 +250,11 @@ def _is_aria_dialog(tag: Tag) -> bool:
     """A <div role="dialog"> or aria-modal="true": the ARIA spelling of a <dialog>."""
     if "role" not in tag.attrs and "aria-modal" not in tag.attrs:
         return False
-    return ((tag.get("role") or "").strip().lower() in ("dialog", "alertdialog")
+    return (not _DIALOG_ROLES.isdisjoint((tag.get("role") or "").lower().split())
             or (tag.get("aria-modal") or "").strip().lower() == "true")
+
+
+_DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
 
 
 def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
@@ -444,7 +447,7 @@ def parse_html(html: bytes | str, url: str) -> Document:
     if above:
         chrome_parts.insert(0, above)
     chrome = "\n\n".join(p for p in chrome_parts if p)
-    facts = _product_facts(product_data, f"{markdown}\n\n{chrome}")
+    facts = _product_facts(product_data, markdown, chrome)
     if facts:
         markdown = f"{markdown}\n\n{facts}"
         recovered.append(facts)
@@ -530,42 +533,47 @@ def _said_once(markdown: str) -> str:
 
     out: list[str] = []
     path: list[tuple[int, str]] = []  # the headings this section is under, its own last
-    for heading, blocks in _sections(_blocks(markdown)):
+    dropped: list[tuple[int, str]] = []  # headings of repeated sections, in case a subsection stays
+    for heading, blocks in _under_headings(_blocks_of(markdown)):
+        texts = ["\n".join(line.strip() for line in block) for block, _ in blocks]
         if heading is not None:
-            level = len(heading) - len(heading.lstrip("#"))
+            level = len(HEADING.match(heading).group(1))
             while path and path[-1][0] >= level:
                 path.pop()
             path.append((level, heading.strip()))
-        body = "\n\n".join("\n".join(line.strip() for line in block) for block, _ in blocks)
-        if len(f"{heading or ''}{body}") >= REPEAT_MIN_CHARS and (tuple(path), body) in seen_sections:
+            while dropped and dropped[-1][0] >= level:
+                dropped.pop()
+        key = (tuple(path), "\n\n".join(texts))
+        if len(f"{heading or ''}{key[1]}") >= REPEAT_MIN_CHARS and key in seen_sections:
+            if heading is not None:
+                dropped.append((level, heading))
             continue
-        seen_sections.add((tuple(path), body))
+        seen_sections.add(key)
+        out.extend(line for _, line in dropped)  # the repeated parents of a new subsection
+        dropped = []
         if heading is not None and not again(heading.strip(), seen_lines):
             out.append(heading)
         seen_blocks: set[str] = set()
-        for block, code in blocks:
+        for (block, code), text in zip(blocks, texts):
             if code:
                 out.append("\n".join(block))
-            elif len(block) == 1 or not again("\n".join(line.strip() for line in block), seen_blocks):
+            elif len(block) == 1 or not again(text, seen_blocks):
                 out.append("\n".join(line for line in block if not again(line.strip(), seen_lines)))
     return "\n\n".join(b for b in out if b)
 
 
-def _sections(blocks: list[tuple[list[str], bool]]) -> list[tuple[str | None, list[tuple[list[str], bool]]]]:
+def _under_headings(blocks: list[tuple[list[str], bool]]) -> list[tuple[str | None, list[tuple[list[str], bool]]]]:
     """The blocks grouped under their heading: (heading line or None, the blocks up to the next heading)."""
     sections: list[tuple[str | None, list]] = [(None, [])]
     for block, code in blocks:
-        if not code and len(block) == 1 and _HEADING.match(block[0]):
+        if not code and len(block) == 1 and HEADING.match(block[0]):
             sections.append((block[0], []))
         else:
             sections[-1][1].append((block, code))
     return [sec for sec in sections if sec[0] is not None or sec[1]]
 
 
-_HEADING = re.compile(r"#{1,6}(?:\s|$)")
-
-
-def _blocks(markdown: str) -> list[tuple[list[str], bool]]:
+def _blocks_of(markdown: str) -> list[tuple[list[str], bool]]:
     """The Markdown's blocks (paragraphs, lists, tables, code blocks), split at blank lines
     outside code, each with whether it holds code."""
     blocks: list[tuple[list[str], bool]] = []
@@ -627,15 +635,15 @@ def _text_of(value) -> str:
     if isinstance(value, list):
         value = ", ".join(_text_of(v) for v in value if _text_of(v))
     text = str(value or "")
-    if " " not in text and _PERCENT_ESCAPE.search(text):
+    if " " not in text and "%20" in text:
         text = unquote(text)  # a description written URL-encoded ("An%20elegant%20sofa")
     for _ in range(2):  # HTML escaped once or twice ("L&amp;#8217;atelier")
         text = html_lib.unescape(text)
-    text = re.sub(r"<[^>]+>", " ", text)
+    text = _MARKUP.sub(" ", text)  # not "screens < 15 in. and > 10 in."
     return re.sub(r"\s+", " ", text).strip()[:MAX_FACT_CHARS]
 
 
-_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_MARKUP = re.compile(r"</?[a-zA-Z][^<>]*>")
 
 
 def _offer_facts(offers) -> list[tuple[str, str]]:
@@ -655,13 +663,15 @@ def _offer_facts(offers) -> list[tuple[str, str]]:
     return facts
 
 
-def _product_facts(products: list[dict], visible_markdown: str) -> str:
-    """A "Product details" section with the JSON-LD facts the visible page (content and
-    chrome: a brand named in the header stays answerable from the site-wide document)
-    does not show."""
-    visible = " ".join(visible_markdown.split()).lower()
-    visible_words = set(_WORDS.findall(visible))
-    heading = " ".join(_first_heading(visible_markdown).split()).lower()
+def _product_facts(products: list[dict], markdown: str, chrome: str) -> str:
+    """A "Product details" section with the JSON-LD facts the visible page does not show.
+    A name or brand the chrome shows (the shop's header) is shown: it stays answerable
+    from the site-wide document. A name holding the page's H1 is shown: JSON-LD adds the
+    shop's name or SEO words to it."""
+    visible = " ".join(markdown.split()).lower()
+    with_chrome = f"{visible} {' '.join(chrome.split()).lower()}"
+    heading = " ".join(_first_heading(markdown).split()).lower()
+    named = re.compile(rf"(?<!\w){re.escape(heading)}(?!\w)") if len(heading.split()) >= NAME_MIN_WORDS else None
     lines: list[str] = []
     for product in products[:3]:
         facts = [("Name", _text_of(product.get("name"))), ("Brand", _text_of(product.get("brand"))),
@@ -676,13 +686,17 @@ def _product_facts(products: list[dict], visible_markdown: str) -> str:
             number = re.sub(r"[^\d.,]", "", value) if label == "Price" else ""
             number = re.sub(r"[.,]0+$", "", number)  # "599.00" is shown as "$599"
             words = _WORDS.findall(value.lower())
-            shown = (value.lower() in visible or (number and number in visible)
-                     or (len(words) >= 4 and sum(w in visible_words for w in words) >= 0.7 * len(words))
-                     # the page's heading names the product; JSON-LD adds the shop's name or SEO words
-                     or (label == "Name" and len(heading) >= 8 and heading in value.lower()))
+            seen_in = with_chrome if label in ("Name", "Brand") else visible
+            seen_words = set(_WORDS.findall(seen_in))
+            shown = (value.lower() in seen_in or (number and number in visible)
+                     or (len(words) >= 4 and sum(w in seen_words for w in words) >= 0.7 * len(words))
+                     or (label == "Name" and named is not None and named.search(value.lower()) is not None))
             if value and not shown and f"- {label}: {value}" not in lines:
                 lines.append(f"- {label}: {value}")
     return f"## {PRODUCT_FACTS_HEADING}\n\n" + "\n".join(lines) if lines else ""
+
+
+NAME_MIN_WORDS = 3  # an H1 of one or two words ("Necklaces") names a category, not the product
 
 
 def _first_heading(markdown: str) -> str:

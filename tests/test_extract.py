@@ -318,20 +318,33 @@ def test_a_comment_in_a_code_block_is_not_the_pages_h1():
 
 
 def test_json_ld_facts_are_decoded_and_those_shown_in_the_name_or_chrome_are_not_repeated():
-    ld = ('<script type="application/ld+json">{"@type": "Product", "name": "Warrior Necklace - small, 18K gold | Newtwist",'
-          ' "brand": "L&amp;#8217;atelier Nawbar", "sku": "N667FD",'
-          ' "description": "An%20elegant%20sofa%20with%20a%20curved%20back."}</script>')
-    html = (f"<html><head>{ld}</head><body><header><p>Newtwist Jewellery</p></header><main><h1>Warrior Necklace</h1>"
-            f"<p>{LONG[:400]}</p></main><footer>Sold by Newtwist since 1987</footer></body></html>")
+    ld = ('<script type="application/ld+json">{"@type": "Product", "name": "Newtwist: Warrior Princess Necklace - small, 18K gold",'
+          ' "brand": "L&amp;#8217;atelier Nawbar", "sku": "N667FD", "material": "x",'
+          ' "description": "An%20elegant%20sofa%20with%20a%20curved%20back.",'
+          ' "offers": {"price": "25.00", "priceCurrency": "USD"}}</script>')
+    html = (f"<html><head>{ld}</head><body><header><p>Newtwist Jewellery</p></header><main><h1>Warrior Princess Necklace</h1>"
+            f"<p>{LONG[:400]}</p></main><footer>Sold by Newtwist since 1987. © 2025</footer></body></html>")
     md = parse_html(html.encode(), "https://shop.example/necklace").markdown
     assert "- Brand: L\u2019atelier Nawbar" in md
     assert "- Description: An elegant sofa with a curved back." in md
     assert "- SKU: N667FD" in md
-    assert "- Name:" not in md  # the page's heading names it; JSON-LD adds SEO words
+    assert "- Price: 25.00 USD" in md  # the footer's "2025" is not the price
+    assert "- Name:" not in md  # the page's heading names it; JSON-LD adds the shop's name
     shown_in_footer = ld.replace("L&amp;#8217;atelier Nawbar", "Newtwist")
     md = parse_html(html.replace(ld, shown_in_footer).encode(), "https://shop.example/necklace").markdown
     assert "- Brand:" not in md
+    # A category's heading ("Necklaces") does not name the product.
+    md = parse_html(html.replace("<h1>Warrior Princess Necklace</h1>", "<h1>Necklaces</h1>").encode(),
+                    "https://shop.example/necklace").markdown
+    assert "- Name: Newtwist: Warrior Princess Necklace - small, 18K gold" in md
 
+
+def test_json_ld_text_that_only_looks_encoded_is_kept_as_written():
+    ld = ('<script type="application/ld+json">{"@type": "Product", "sku": "50%Acrylic/50%Wool",'
+          ' "description": "Fits screens &lt; 15 in. and &gt; 10 in. wide, <b>in stock</b> now"}</script>')
+    md = parse_html(_page("<h1>Screen sleeve</h1><p>A soft sleeve.</p>", ld), "https://shop.example/sleeve").markdown
+    assert "- SKU: 50%Acrylic/50%Wool" in md
+    assert "- Description: Fits screens < 15 in. and > 10 in. wide, in stock now" in md
 
 def test_a_section_repeated_under_the_same_headings_is_kept_once():
     seller = f"<h2>About this seller</h2><p>{LONG[:300]}</p><h3>Seller feedback</h3><p>Great seller, fast shipping, well packed, would buy from again any time.</p><p>{LONG[300:500]}</p>"
@@ -339,6 +352,17 @@ def test_a_section_repeated_under_the_same_headings_is_kept_once():
                           f"<div class='mobile'>{seller}</div>"), "https://shop.example/item").markdown
     assert md.count("## About this seller") == 1 and md.count("Great seller") == 1
 
+
+
+def test_a_new_subsection_under_a_repeated_section_keeps_its_heading():
+    shipping = ("<h2>Shipping</h2><p>We ship from our workshop in Leeds with a tracked courier service, "
+                "packed in recycled boxes and paper, insured to the full value of the order.</p>")
+    main = (f"<h1>Delivery</h1>{shipping}<h3>UK</h3><p>Two working days.</p><h2>Returns</h2><p>{LONG[:150]}</p>"
+            f"{shipping}<h3>US</h3><p>Five working days.</p>")
+    md = parse_html(_page(main), "https://shop.example/delivery").markdown
+    assert md.count("We ship from our workshop") == 1
+    us = md.index("### US")
+    assert md.rindex("## ", 0, us) == md.rindex("## Shipping", 0, us)  # not filed under "Returns"
 
 def test_a_block_repeated_within_a_section_goes_but_not_under_other_headings():
     includes = "<ul><li>Access to all live, virtual classes</li><li>Q&amp;A time included in each class</li><li>Monthly community discussion sessions</li></ul>"
@@ -353,7 +377,8 @@ def test_a_block_repeated_within_a_section_goes_but_not_under_other_headings():
 def test_aria_dialogs_go_and_the_page_is_measured_without_them():
     privacy = ("<div role='dialog' aria-modal='true' aria-label='Privacy Preference Center'><h2>Privacy Preference Center</h2><p>"
                + "When you visit any website, it may store or retrieve information on your browser. " * 18 + "</p></div>")
-    notice = "<div class='lightbox' role='alertdialog'><p>Looks like we're having trouble connecting to our server.</p></div>"
+    notice = ("<div class='lightbox' role='alertdialog'><p>Looks like we're having trouble connecting to our server.</p></div>"
+              "<div class='drawer' aria-modal='true'><p>Your cart is empty.</p></div>")
     # The thread sits in a form (a reply box around the posts): a form is kept when it
     # holds 30% of the page, which must not count the privacy centre's text.
     posts = "<form action='/reply'>" + "".join(f"<div class='post'><p>Post {i}: {LONG[:180]}</p></div>" for i in range(6)) + "</form>"
@@ -361,7 +386,11 @@ def test_aria_dialogs_go_and_the_page_is_measured_without_them():
     md = parse_html(f"<html><body>{privacy}<h1>Which fan header?</h1>{notice}{posts}{footer}</body></html>".encode(),
                     "https://forum.example/t/1").markdown
     assert "Post 5:" in md and "Post 0:" in md
-    assert "Privacy Preference" not in md and "trouble connecting" not in md
-    # A page that is itself a dialog (a quick-view product page) keeps it.
-    quick = f"<html><body><div role='dialog'><h1>Desk</h1><p>{LONG}</p></div><p>Footer note</p></body></html>"
+    assert "Privacy Preference" not in md and "trouble connecting" not in md and "cart is empty" not in md
+    # A page that is itself a dialog (a quick-view product page) keeps it: by its heading,
+    # or, without one, by holding most of the page.
+    quick = f"<html><body><div role='dialog'><h1>Desk</h1><p>{LONG[:300]}</p></div><p>{LONG}</p></body></html>"
     assert "Sentence 29" in parse_html(quick.encode(), "https://shop.example/q").markdown
+    assert "# Desk" in parse_html(quick.encode(), "https://shop.example/q").markdown
+    bare = f"<html><body><div role='dialog'><p>{LONG}</p></div><p>Footer note</p></body></html>"
+    assert "Sentence 29" in parse_html(bare.encode(), "https://shop.example/q").markdown
