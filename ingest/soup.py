@@ -12,7 +12,8 @@ attribute (`<input checked>`) holds its name where bs4 holds ""; a second doctyp
 `<?xml ...?>` inside the body is dropped or kept as a comment, and a blank next to it
 may move; blanks between top-level elements (after `</html>`) are not kept; an
 attribute named like `{category.id}` (a template's placeholder) keeps that name.
-A page nested deeper than MAX_DEPTH levels goes through bs4's own builder.
+A page nested deeper than MAX_DEPTH levels goes through bs4's own builder and is then
+flattened to MAX_DEPTH levels, so that nothing downstream recurses out of Python's stack.
 On all 1,497 WCXB dev pages the extracted Documents are identical to bs4's build.
 """
 from __future__ import annotations
@@ -72,15 +73,29 @@ def parse(html: str) -> BeautifulSoup:
         try:
             return _Builder(_empty_soup()).build(root, has_doctype=bool(_DOCTYPE.search(html, 0, 4096)))
         except _TooDeep:
-            pass
+            return _flattened(_empty_soup(html), MAX_DEPTH)
     return _empty_soup(html)
 
 
 class _TooDeep(Exception):
-    """Nested deeper than the walk recurses (MAX_DEPTH): bs4's own builder takes the page."""
+    """Nested deeper than MAX_DEPTH levels."""
 
 
-MAX_DEPTH = 400  # *ours*: well inside Python's recursion limit; WCXB dev's deepest page has 55 levels
+# *ours*: markdownify converts recursively, a few frames a level, and stops with a
+# RecursionError near 350 levels; WCXB dev's deepest page has 55.
+MAX_DEPTH = 250
+
+
+def _flattened(soup: BeautifulSoup, limit: int) -> BeautifulSoup:
+    """The tree with every tag deeper than `limit` unwrapped: its text and its inner tags
+    join the ancestor at that depth (old forums nest a <font> per post, unclosed)."""
+    for tag in soup.find_all(True):  # document order: a parent is unwrapped before its children
+        depth, parent = 0, tag.parent
+        while parent is not None and depth <= limit:
+            depth, parent = depth + 1, parent.parent
+        if depth > limit:
+            tag.unwrap()
+    return soup
 
 
 def _collapsed(text: str, keep_spaces: bool) -> str:

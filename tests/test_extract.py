@@ -394,3 +394,11 @@ def test_aria_dialogs_go_and_the_page_is_measured_without_them():
     assert "# Desk" in parse_html(quick.encode(), "https://shop.example/q").markdown
     bare = f"<html><body><div role='dialog'><p>{LONG}</p></div><p>Footer note</p></body></html>"
     assert "Sentence 29" in parse_html(bare.encode(), "https://shop.example/q").markdown
+
+
+def test_a_page_nested_a_thousand_levels_deep_is_read_whole():
+    # markdownify converts recursively; past ~350 levels it ran out of Python's stack and
+    # the page's error stopped the whole crawl.
+    page = "<html><body>" + "<font size=2><p>Post about the harbour</p>" * 1000 + "<p>The last words.</p></body></html>"
+    md = parse_html(page.encode(), "https://forum.example/t/2").markdown
+    assert md.count("Post about the harbour") == 1000 and md.endswith("The last words.")

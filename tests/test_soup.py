@@ -92,12 +92,26 @@ def test_same_tree_as_bs4_on_the_handbook():
         _same(path.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("depth", [300, html_tree.MAX_DEPTH + 50])
-def test_deep_nesting_loses_nothing(depth):
-    # Old forums leave <font> unclosed: libxml2 alone stops at 255 levels.
-    html = "<body>" + "<font size=2><p>Post</p>" * depth + "<p>The last words.</p>"
+def _deepest(soup) -> int:
+    def depth(tag):
+        return sum(1 for _ in tag.parents)
+    return max(depth(t) for t in soup.find_all(True))
+
+
+def test_nesting_up_to_max_depth_is_bs4s_tree():
+    # Old forums leave a <font> per post unclosed.
+    html = "<body>" + "<font size=2><p>Post</p>" * (html_tree.MAX_DEPTH - 10) + "<p>The last words.</p>"
     _same(html)
-    assert "The last words." in html_tree.parse(html).get_text()
+
+
+@pytest.mark.parametrize("depth", [html_tree.MAX_DEPTH + 50, 3000])
+def test_deeper_nesting_is_flattened_and_loses_no_text(depth):
+    html = "<body>" + "<font size=2><p>Post</p>" * depth + "<p>The last words.</p>"
+    fast = html_tree.parse(html)
+    assert fast.get_text(" ", strip=True) == _reference(html).get_text(" ", strip=True)
+    assert fast.get_text().count("Post") == depth and "The last words." in fast.get_text()
+    assert _deepest(fast) <= html_tree.MAX_DEPTH
+    _linked(fast)
 
 
 def test_text_over_ten_megabytes_loses_nothing():
