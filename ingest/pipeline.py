@@ -281,7 +281,13 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                     report.pages.skip("redirect")
                     return
                 body, digest = page.body, raw.put(page.body)
-            doc = replace(parse_html(body, scope.normalize(page.final_url) or url), url=url)
+            try:
+                doc = replace(parse_html(body, scope.normalize(page.final_url) or url), url=url)
+            except Exception:  # one page the extractor cannot read must not stop the crawl
+                # Counted as failed, like a 503: not evidence of removal, its chunks stay.
+                report.pages.failed += 1
+                report.pages.skip("unreadable")
+                return
             if settings.follow_links:
                 for link in doc.links:
                     frontier.add(link, depth + 1)

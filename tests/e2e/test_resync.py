@@ -196,6 +196,29 @@ def test_server_errors_and_blocks_are_not_evidence_of_removal(site, settings, si
     assert len(assert_consistent(settings)) == first.chunks.total
 
 
+def test_a_page_the_extractor_cannot_read_is_failed_not_evidence(site, settings, monkeypatch):
+    """A page whose extraction raises (a 1,000-level page once did, in markdownify) is
+    counted and skipped; the crawl goes on and the page keeps its chunks. No real page is
+    known to raise now, so the extractor is made to fail on one URL."""
+    first = _run(site)
+    real = pipeline.parse_html
+
+    def fails_on_garden(body, url):
+        if "/garden/" in url:
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(body, url)
+
+    monkeypatch.setattr(pipeline, "parse_html", fails_on_garden)
+    site.content["prices"][1] = site.content["prices"][1].replace("details", "new winter prices")
+    site.write()
+    report = _run(site)
+    assert report.error is None and report.problem is None
+    assert report.pages.failed == 1 and report.pages.skipped.get("unreadable") == 1
+    assert (report.chunks.added, report.chunks.deleted) == (1, 1)  # the rest of the site is refreshed
+    payloads = assert_consistent(settings)
+    assert len(payloads) == first.chunks.total and "garden" in _urls(payloads)
+
+
 CHALLENGE = (b"<html><head><title>Just a moment...</title></head><body><div id='cf-browser-verification'>"
              b"Checking your browser before accessing the site.</div></body></html>")
 
