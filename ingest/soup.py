@@ -88,14 +88,22 @@ MAX_DEPTH = 250
 
 def _flattened(soup: BeautifulSoup, limit: int) -> BeautifulSoup:
     """The tree with every tag deeper than `limit` unwrapped: its text and its inner tags
-    join the ancestor at that depth (old forums nest a <font> per post, unclosed)."""
+    join the ancestor at that depth (old forums nest a <font> per post, unclosed). A block
+    (a paragraph, a list item, a row) leaves a line break, so its words stay apart."""
     for tag in soup.find_all(True):  # document order: a parent is unwrapped before its children
         depth, parent = 0, tag.parent
         while parent is not None and depth <= limit:
             depth, parent = depth + 1, parent.parent
         if depth > limit:
+            if tag.name in _BLOCKS:
+                tag.insert_before(NavigableString("\n"))
+                tag.insert_after(NavigableString("\n"))
             tag.unwrap()
     return soup
+
+
+_BLOCKS = frozenset("address article aside blockquote br dd div dl dt fieldset figcaption figure footer form h1 h2 "
+                    "h3 h4 h5 h6 header hr li main nav ol p pre section table tbody td tfoot th thead tr ul".split())
 
 
 def _collapsed(text: str, keep_spaces: bool) -> str:

@@ -402,3 +402,4 @@ def test_a_page_nested_a_thousand_levels_deep_is_read_whole():
     page = "<html><body>" + "<font size=2><p>Post about the harbour</p>" * 1000 + "<p>The last words.</p></body></html>"
     md = parse_html(page.encode(), "https://forum.example/t/2").markdown
     assert md.count("Post about the harbour") == 1000 and md.endswith("The last words.")
+    assert "harbourPost" not in md  # the flattened posts' words stay apart
