@@ -597,9 +597,12 @@ REPEAT_MIN_CHARS = 100
 
 def _is_callout(aside: Tag) -> bool:
     text = aside.get_text(" ", strip=True)
-    if not text:
-        return False
+    if not _LETTER.search(text):
+        return False  # empty, or only dates and numbers: a page's revision dates (MkDocs' md-source-file)
     return _link_chars(aside) <= CALLOUT_MAX_LINK_SHARE * len(text)
+
+
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 def _json_ld_products(tags: _Tags) -> list[dict]:

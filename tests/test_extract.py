@@ -403,3 +403,15 @@ def test_a_page_nested_a_thousand_levels_deep_is_read_whole():
     md = parse_html(page.encode(), "https://forum.example/t/2").markdown
     assert md.count("Post about the harbour") == 1000 and md.endswith("The last words.")
     assert "harbourPost" not in md  # the flattened posts' words stay apart
+
+
+def test_an_aside_of_only_dates_is_not_a_callout():
+    # MkDocs' revision-date plugin: an <aside> whose text is the page's dates; the labels
+    # ("Last update") are only in title attributes.
+    dates = ("<aside class='md-source-file'><span class='fact'><span title='Last update'></span>"
+             "<span>2024-10-26</span></span> <span class='fact'><span title='Created'></span>"
+             "<span>2024-09-07</span></span></aside>")
+    note = "<aside class='admonition'><p>Note: payroll closes on the 25th.</p></aside>"
+    md = parse_html(_page(f"<article><h1>Leave</h1><p>{LONG}</p>{note}{dates}</article>"), "https://h.example/leave/").markdown
+    assert "payroll closes on the 25th" in md
+    assert "2024-10-26" not in md
