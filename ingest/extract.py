@@ -673,6 +673,8 @@ def _product_facts(products: list[dict], markdown: str, chrome: str) -> str:
     shop's name or SEO words to it."""
     visible = " ".join(markdown.split()).lower()
     with_chrome = f"{visible} {' '.join(chrome.split()).lower()}"
+    visible_words = set(_WORDS.findall(visible))
+    with_chrome_words = set(_WORDS.findall(with_chrome))
     heading = " ".join(_first_heading(markdown).split()).lower()
     named = re.compile(rf"(?<!\w){re.escape(heading)}(?!\w)") if len(heading.split()) >= NAME_MIN_WORDS else None
     lines: list[str] = []
@@ -689,8 +691,8 @@ def _product_facts(products: list[dict], markdown: str, chrome: str) -> str:
             number = re.sub(r"[^\d.,]", "", value) if label == "Price" else ""
             number = re.sub(r"[.,]0+$", "", number)  # "599.00" is shown as "$599"
             words = _WORDS.findall(value.lower())
-            seen_in = with_chrome if label in ("Name", "Brand") else visible
-            seen_words = set(_WORDS.findall(seen_in))
+            seen_in, seen_words = ((with_chrome, with_chrome_words) if label in ("Name", "Brand")
+                                   else (visible, visible_words))
             shown = (value.lower() in seen_in or (number and number in visible)
                      or (len(words) >= 4 and sum(w in seen_words for w in words) >= 0.7 * len(words))
                      or (label == "Name" and named is not None and named.search(value.lower()) is not None))

@@ -346,12 +346,12 @@ def test_json_ld_text_that_only_looks_encoded_is_kept_as_written():
     assert "- SKU: 50%Acrylic/50%Wool" in md
     assert "- Description: Fits screens < 15 in. and > 10 in. wide, in stock now" in md
 
+
 def test_a_section_repeated_under_the_same_headings_is_kept_once():
     seller = f"<h2>About this seller</h2><p>{LONG[:300]}</p><h3>Seller feedback</h3><p>Great seller, fast shipping, well packed, would buy from again any time.</p><p>{LONG[300:500]}</p>"
     md = parse_html(_page(f"<h1>Coin set</h1><p>Uncirculated 1980 set.</p><div class='desktop'>{seller}</div>"
                           f"<div class='mobile'>{seller}</div>"), "https://shop.example/item").markdown
     assert md.count("## About this seller") == 1 and md.count("Great seller") == 1
-
 
 
 def test_a_new_subsection_under_a_repeated_section_keeps_its_heading():
@@ -363,6 +363,7 @@ def test_a_new_subsection_under_a_repeated_section_keeps_its_heading():
     assert md.count("We ship from our workshop") == 1
     us = md.index("### US")
     assert md.rindex("## ", 0, us) == md.rindex("## Shipping", 0, us)  # not filed under "Returns"
+
 
 def test_a_block_repeated_within_a_section_goes_but_not_under_other_headings():
     includes = "<ul><li>Access to all live, virtual classes</li><li>Q&amp;A time included in each class</li><li>Monthly community discussion sessions</li></ul>"
@@ -390,8 +391,8 @@ def test_aria_dialogs_go_and_the_page_is_measured_without_them():
     # A page that is itself a dialog (a quick-view product page) keeps it: by its heading,
     # or, without one, by holding most of the page.
     quick = f"<html><body><div role='dialog'><h1>Desk</h1><p>{LONG[:300]}</p></div><p>{LONG}</p></body></html>"
-    assert "Sentence 29" in parse_html(quick.encode(), "https://shop.example/q").markdown
-    assert "# Desk" in parse_html(quick.encode(), "https://shop.example/q").markdown
+    md = parse_html(quick.encode(), "https://shop.example/q").markdown
+    assert "Sentence 29" in md and "# Desk" in md
     bare = f"<html><body><div role='dialog'><p>{LONG}</p></div><p>Footer note</p></body></html>"
     assert "Sentence 29" in parse_html(bare.encode(), "https://shop.example/q").markdown
 
