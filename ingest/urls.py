@@ -95,6 +95,27 @@ def normalize_url(url: str, base: str | None = None, tracking_params: frozenset[
     return urlunsplit((scheme, netloc, path, query, ""))
 
 
+# The spellings static hosts serve one file under: /x, /x/, /x.html, /x/index.html.
+_PAGE_SUFFIX = re.compile(r"(?:/index\.html?|\.html?|/)$", re.I)
+
+
+def page_key(url: str) -> str:
+    """One key for the spellings of a URL that a static host serves as one page:
+    `/catalogo`, `/catalogo/`, `/catalogo.html` and `/catalogo/index.html` (and the
+    query, which stays). Two URLs with the same key are one page, whichever the links use."""
+    parts = urlsplit(url)
+    return urlunsplit(("", parts.netloc, _PAGE_SUFFIX.sub("", parts.path), parts.query, ""))
+
+
+def prefix_of(requested: str, final: str) -> str:
+    """The path a site lives under: '/' unless the address asked for names a folder
+    (`https://user.github.io/shop/`), then that folder as the final URL spells it."""
+    if urlsplit(requested).path in ("", "/"):
+        return "/"
+    path = urlsplit(final).path or "/"
+    return path[:path.rfind("/") + 1] or "/"
+
+
 def site_host(host: str) -> str:
     """Apex and www. of the same domain are one site (R-3.2)."""
     host = host.lower().rstrip(".")
@@ -110,11 +131,14 @@ class Scope:
     excluded_query_params: frozenset[str]
     excluded_path_patterns: tuple[re.Pattern[str], ...]
     tracking_params: frozenset[str]
+    # The folder the site is published under ('/' for a whole host).
+    prefix: str = "/"
 
     @classmethod
-    def from_config(cls, root: str, exclusions: dict) -> "Scope":
+    def from_config(cls, root: str, exclusions: dict, prefix: str = "/") -> "Scope":
         return cls(
             root=root,
+            prefix=prefix,
             excluded_segments=frozenset(s.lower() for s in exclusions.get("segments", [])),
             excluded_query_params=frozenset(p.lower() for p in exclusions.get("query_params", [])),
             excluded_path_patterns=tuple(re.compile(p) for p in exclusions.get("path_regexes", [])),
@@ -124,6 +148,17 @@ class Scope:
     @property
     def site(self) -> str:
         return site_host(urlsplit(self.root).hostname or "")
+
+    @property
+    def home(self) -> str:
+        """The site's top URL: the root, or the folder it is published under."""
+        return self.root + self.prefix.lstrip("/")
+
+    @property
+    def label(self) -> str:
+        """The site as people name it: host, port if any, and folder (`user.github.io/shop`)."""
+        port = urlsplit(self.root).port
+        return f"{self.site}{f':{port}' if port else ''}{self.prefix.rstrip('/')}"
 
     def normalize(self, url: str, base: str | None = None) -> str | None:
         """Normalized URL; same-site URLs are moved onto the root's scheme and host,
@@ -135,15 +170,39 @@ class Scope:
         parts = urlsplit(normalized)
         return urlunsplit((root.scheme, root.netloc, parts.path, parts.query, ""))
 
-    def in_site(self, url: str) -> bool:
+    def on_host(self, url: str) -> bool:
+        """Same host (apex or www.) and port as the site, whatever the path."""
         parts = urlsplit(url)
-        root = urlsplit(self.root)
-        return site_host(parts.hostname or "") == self.site and parts.port == root.port
+        return site_host(parts.hostname or "") == self.site and parts.port == urlsplit(self.root).port
+
+    def in_site(self, url: str) -> bool:
+        if not self.on_host(url):
+            return False
+        path = urlsplit(url).path or "/"
+        return path.startswith(self.prefix) or path + "/" == self.prefix
+
+    def listed(self, url: str | None) -> str | None:
+        """Where a URL a sitemap lists is on this site: as written when it is in scope,
+        moved onto this host when it names another one (`rehost`), None when it is on
+        this host but outside the site's folder."""
+        if not url or self.in_site(url):
+            return url
+        return None if self.on_host(url) else self.rehost(url)
+
+    def rehost(self, url: str) -> str | None:
+        """`url`'s path and query on this site's host, under its folder: where a URL that
+        names another host (a base URL set wrongly at build time) would be on this site."""
+        parts = urlsplit(url)
+        path = parts.path or "/"
+        if not path.startswith(self.prefix):
+            path = self.prefix + path.lstrip("/")
+        return self.normalize(urlunsplit(("", "", path, parts.query, "")), self.root)
 
     def exclusion_reason(self, url: str) -> str | None:
         """'excluded_pattern' when the URL matches a configured exclusion, else None."""
         parts = urlsplit(url)
-        segments = [unquote(s).lower() for s in parts.path.split("/") if s]
+        inside = parts.path[len(self.prefix):] if parts.path.startswith(self.prefix) else parts.path
+        segments = [unquote(s).lower() for s in inside.split("/") if s]
         if any(s in self.excluded_segments for s in segments):
             return "excluded_pattern"
         if any(k.lower() in self.excluded_query_params for k, _ in parse_qsl(parts.query, keep_blank_values=True)):

@@ -1,7 +1,7 @@
 import pytest
 
 from ingest.settings import load_exclusions
-from ingest.urls import Scope, normalize_url, site_host
+from ingest.urls import Scope, normalize_url, page_key, prefix_of, site_host
 
 
 @pytest.mark.parametrize("raw, expected", [
@@ -48,3 +48,32 @@ def test_apex_and_www_are_one_site_and_one_page():
 def test_exclusions_match_whole_segments(url, excluded):
     scope = Scope.from_config("https://acme.com/", load_exclusions())
     assert (scope.exclusion_reason(url) == "excluded_pattern") is excluded
+
+
+def test_the_spellings_a_static_host_serves_one_file_under_are_one_page():
+    spellings = ["/catalogo", "/catalogo/", "/catalogo.html", "/catalogo/index.html", "/catalogo/index.htm"]
+    assert len({page_key("https://a.com" + s) for s in spellings}) == 1
+    assert page_key("https://a.com/") == page_key("https://a.com/index.html")
+    assert page_key("https://a.com/catalogo?p=2") != page_key("https://a.com/catalogo")
+    assert page_key("https://a.com/catalogo/precios") != page_key("https://a.com/catalogo")
+
+
+@pytest.mark.parametrize("requested, final, prefix", [
+    ("https://user.github.io/", "https://user.github.io/en/", "/"),  # a redirect to a language is not a folder
+    ("https://user.github.io/shop/", "https://user.github.io/shop/", "/shop/"),
+    ("https://user.github.io/shop", "https://user.github.io/shop/", "/shop/"),
+    ("https://acme.com/index.html", "https://acme.com/index.html", "/"),
+])
+def test_a_site_lives_under_the_folder_its_address_names(requested, final, prefix):
+    assert prefix_of(requested, final) == prefix
+
+
+def test_a_site_under_a_folder_is_that_folder_and_takes_other_hosts_paths_into_it():
+    scope = Scope.from_config("https://user.github.io/", load_exclusions(), prefix="/shop/")
+    assert scope.home == "https://user.github.io/shop/" and scope.label == "user.github.io/shop"
+    assert scope.in_site("https://user.github.io/shop/kettles/") and scope.in_site("https://user.github.io/shop")
+    assert not scope.in_site("https://user.github.io/blog/") and not scope.in_site("https://user.github.io/shopping/")
+    assert scope.on_host("https://user.github.io/blog/")
+    assert scope.rehost("http://localhost:1313/kettles/?a=1") == "https://user.github.io/shop/kettles/?a=1"
+    assert scope.rehost("https://code.example/shop/kettles/") == "https://user.github.io/shop/kettles/"
+    assert scope.exclusion_reason("https://user.github.io/shop/cart/") == "excluded_pattern"
