@@ -90,6 +90,10 @@ def _cut_unparsed(html: str) -> tuple[str, list[str]]:
 MAX_FACT_CHARS = 1000
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _ROBOTS_META = re.compile(r"^(robots|sitekb)$", re.I)
+# `<meta http-equiv="refresh" content="0; url=/de/">`: the delay, then the target.
+_REFRESH = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(?:[;,]\s*(?:url\s*=\s*)?(.*))?$", re.I | re.S)
+# A refresh this soon is a redirect to the reader (a stub page); a slower one reloads a live page.
+REFRESH_REDIRECT_SECONDS = 10
 _TRAILING = re.compile(r"[ \t]+\n")
 
 
@@ -409,6 +413,8 @@ def parse_html(html: bytes | str, url: str) -> Document:
         "noindex" in (meta.get("content") or "").lower()
         for meta in tags("meta") if _ROBOTS_META.match(meta.get("name") or "")
     )
+    refresh = _refresh_target(tags, base)
+    alternates = _alternates(tags, base)
     joined: dict[str, str] = {}  # menus repeat their hrefs; urljoin is slow
     links = tuple(
         joined[href] if href in joined else joined.setdefault(href, urljoin(base, href))
@@ -453,8 +459,31 @@ def parse_html(html: bytes | str, url: str) -> Document:
         recovered.append(facts)
     title = head_title or _first_heading(markdown)
     return Document(url=url, title=title, markdown=markdown, chrome=chrome,
-                    lang=lang, links=links, canonical=canonical, noindex=noindex,
+                    lang=lang, links=links, canonical=canonical, noindex=noindex, refresh=refresh,
+                    alternates=alternates,
                     recovered=tuple(r for r in recovered if r and r in markdown))
+
+
+def _refresh_target(tags: _Tags, base: str) -> str | None:
+    """Where a meta refresh sends the reader at once (a redirect stub), or None."""
+    for meta in tags("meta"):
+        if (meta.get("http-equiv") or "").strip().lower() != "refresh":
+            continue
+        match = _REFRESH.match(meta.get("content") or "")
+        if match and match.group(2) and float(match.group(1)) <= REFRESH_REDIRECT_SECONDS:
+            target = match.group(2).strip().strip("'\"").strip()
+            return urljoin(base, target) if target else None
+    return None
+
+
+def _alternates(tags: _Tags, base: str) -> tuple[tuple[str, str], ...]:
+    """(language, URL) of each translation the page declares (`<link rel="alternate" hreflang>`)."""
+    found: dict[str, str] = {}
+    for link in tags("link"):
+        lang, href = (link.get("hreflang") or "").strip().lower(), link.get("href")
+        if lang and href and "alternate" in _rel(link):
+            found.setdefault(lang, urljoin(base, href.strip()))
+    return tuple(found.items())
 
 
 def _split_at_title(markdown: str) -> tuple[str, str]:

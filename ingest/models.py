@@ -48,6 +48,10 @@ class Document:
     links: tuple[str, ...] = ()
     canonical: str | None = None
     noindex: bool = False
+    # Where a meta refresh stub sends the reader at once (a redirect written in HTML).
+    refresh: str | None = None
+    # (language, URL) of the page's translations, from hreflang links ("x-default" included).
+    alternates: tuple[tuple[str, str], ...] = ()
     # Blocks a main-content extractor would have dropped and extraction kept (callouts,
     # JSON-LD product facts), as they stand in `markdown`: the template rule judges
     # them whole, so a bio repeated across the site is not re-added.
@@ -146,6 +150,8 @@ class RunReport(BaseModel):
     chunks: ChunksReport = Field(default_factory=ChunksReport)
     embedding: EmbeddingReport = Field(default_factory=EmbeddingReport)
     templates: TemplateReport = Field(default_factory=TemplateReport)
+    # Site signals found wrong and not obeyed, by kind (canonical_homepage, sitemap_other_host...).
+    misconfigured: dict[str, int] = Field(default_factory=dict)
     bytes_transferred: int = 0
     spend_usd: float = 0.0
     seconds: float = 0.0

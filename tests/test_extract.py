@@ -416,3 +416,24 @@ def test_an_aside_of_only_dates_is_not_a_callout():
     md = parse_html(_page(f"<article><h1>Leave</h1><p>{LONG}</p>{note}{dates}</article>"), "https://h.example/leave/").markdown
     assert "payroll closes on the 25th" in md
     assert "2024-10-26" not in md
+
+
+def test_meta_refresh_stub_names_its_target_and_a_slow_refresh_does_not():
+    stub = parse_html(b'<html><head><meta http-equiv="Refresh" content="0; URL=\'/de/\'"></head></html>',
+                      "https://a.com/")
+    assert stub.refresh == "https://a.com/de/"
+    bare = parse_html(b'<html><head><meta http-equiv="refresh" content="3;https://b.com/x"></head></html>',
+                      "https://a.com/")
+    assert bare.refresh == "https://b.com/x"
+    live = parse_html(b'<html><head><meta http-equiv="refresh" content="300"></head><body>news</body></html>',
+                      "https://a.com/")
+    slow = parse_html(b'<html><head><meta http-equiv="refresh" content="600; url=/"></head></html>', "https://a.com/")
+    assert live.refresh is None and slow.refresh is None
+
+
+def test_hreflang_alternates_are_read_with_their_languages():
+    doc = parse_html(b'<html><head><link rel="alternate" hreflang="de-DE" href="/de/preise">'
+                     b'<link rel="alternate" hreflang="x-default" href="https://a.com/">'
+                     b'<link rel="alternate" type="application/rss+xml" href="/feed.xml"></head></html>',
+                     "https://a.com/prices/")
+    assert doc.alternates == (("de-de", "https://a.com/de/preise"), ("x-default", "https://a.com/"))
