@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 from protego import Protego
 
-from ingest.urls import Scope
+from ingest.urls import Scope, page_key
 
 MAX_SITEMAP_DEPTH = 3
 # A sitemap lastmod within this many days earns a priority bonus. *ours*
@@ -200,6 +200,13 @@ class Frontier:
         # URLs some link or sitemap entry points to this run (not just our own memory of them).
         self.linked: set[str] = set()
         self.skipped: dict[str, int] = {}
+        # One page per key (page_key): the spelling admitted first, and the others held back
+        # in case it fails (a link to /x/ where only /x.html exists).
+        self._page_of_key: dict[str, str] = {}
+        self._spellings: dict[str, list[tuple[str, int]]] = {}
+        self._queued_urls: set[str] = set()
+        # Paths (without query) skipped by an exclusion pattern: a faceted listing is one path.
+        self.excluded_paths: set[str] = set()
         self._heap: list[_Entry] = []
         self._order = 0
         self.admitted = 0
@@ -211,28 +218,54 @@ class Frontier:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
         return False
 
-    def add(self, url: str, depth: int, base: str | None = None, bonus: int = 0, linked: bool = True) -> bool:
+    def add(self, url: str, depth: int, base: str | None = None, bonus: int = 0, linked: bool = True,
+            moved_here: bool = False) -> bool:
         """Admit a URL (normalized here). Returns True when it was queued. `linked=False`
-        re-checks a page we stored before without counting it as still linked."""
+        re-checks a page we stored before without counting it as still linked.
+        `moved_here`: the target of a redirect, fetched even when another spelling of
+        the same page was (the site itself says this spelling is the page)."""
         normalized = self.scope.normalize(url, base)
         if normalized is None:
             return False
         if linked:
             self.linked.add(normalized)
         if normalized in self.seen:
+            if moved_here and normalized not in self._queued_urls and self.scope.in_site(normalized):
+                return self._queue(normalized, depth, bonus)
             return False
         self.seen.add(normalized)
         if not self.scope.in_site(normalized):
             return self._skip("offsite")
         reason = self.scope.exclusion_reason(normalized)
         if reason:
+            self.excluded_paths.add(normalized.split("?", 1)[0])
             return self._skip(reason)
         if self.robots is not None and not self.robots.can_fetch(normalized, self.user_agent):
             return self._skip("robots")
         if depth > self.max_depth:
             return self._skip("depth")
+        key = page_key(normalized)
+        if key in self._page_of_key and not moved_here:
+            self._spellings.setdefault(key, []).append((normalized, depth))
+            return self._skip("same_page")
         if len(self.seen) > self.discovery_limit:
             return self._skip("discovery_limit")
+        self._page_of_key.setdefault(key, normalized)
+        return self._queue(normalized, depth, bonus)
+
+    def another_spelling(self, url: str) -> bool:
+        """`url` failed (404, an error): queue the next spelling of the same page that a
+        link or sitemap used, if any. Returns True when one was queued."""
+        waiting = self._spellings.get(page_key(url))
+        while waiting:
+            spelling, depth = waiting.pop(0)
+            if spelling not in self._queued_urls:
+                self.skipped["same_page"] -= 1
+                return self._queue(spelling, depth, 0)
+        return False
+
+    def _queue(self, normalized: str, depth: int, bonus: int) -> bool:
+        self._queued_urls.add(normalized)
         path_depth = len([s for s in urlsplit(normalized).path.split("/") if s])
         heapq.heappush(self._heap, _Entry(depth + path_depth - bonus, self._order, normalized, depth))
         self._order += 1

@@ -127,3 +127,26 @@ def test_crawl_monitor_flags_a_rate_that_does_not_fall():
         endless.page_done(int(queued_endless), 50)
     assert finite.trap_warning is None
     assert endless.trap_warning and "not falling" in endless.trap_warning
+
+
+def test_frontier_fetches_one_spelling_of_a_page_and_the_next_when_it_fails():
+    frontier = _frontier()
+    assert frontier.add("https://acme.com/catalogo/", 1)
+    assert not frontier.add("https://acme.com/catalogo.html", 1)
+    assert not frontier.add("https://acme.com/catalogo", 1)
+    assert frontier.skipped == {"same_page": 2}
+    assert frontier.next() == ("https://acme.com/catalogo/", 1)
+    assert frontier.next() is None
+    assert frontier.another_spelling("https://acme.com/catalogo/")  # it answered 404
+    assert frontier.next() == ("https://acme.com/catalogo.html", 1)
+    assert frontier.skipped == {"same_page": 1}
+
+
+def test_frontier_fetches_the_spelling_a_redirect_names():
+    frontier = _frontier()
+    assert frontier.add("https://acme.com/about", 1)
+    assert not frontier.add("https://acme.com/about/", 1)
+    assert frontier.next() == ("https://acme.com/about", 1)
+    assert frontier.add("https://acme.com/about/", 1, moved_here=True)  # /about answered 301 to /about/
+    assert frontier.next() == ("https://acme.com/about/", 1)
+    assert not frontier.add("https://acme.com/about/", 1, moved_here=True)  # never twice
