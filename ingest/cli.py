@@ -266,6 +266,8 @@ def _status(args, settings) -> int:
             outcome = f"problem {last['problem']}" if last.get("problem") else (last.get("error_kind") or "ok")
             print(f"  last run: {outcome}, {last['pages']['fetched']} pages fetched, "
                   f"{last['chunks']['added']} chunks added, {last['seconds']:.1f}s")
+            for warning in last.get("warnings", []):
+                print(f"  warning: {warning}")
         if b["last_error"]:
             print(f"  last error: {b['last_error']}")
     return EXIT_OK

@@ -34,10 +34,11 @@ from ingest.models import Document, KeyedChunk, Page, RunReport
 from ingest.problems import SiteProblem
 from ingest.rawstore import RawStore
 from ingest.settings import Settings, load_exclusions
+from ingest.signals import Canonical, canonical_warning, follow, judge_canonicals, removal_warnings
 from ingest.state import StateStore
 from ingest.store import StoredPoint, open_existing_store, open_store
 from ingest.templates import strip_templates
-from ingest.urls import Scope, site_host
+from ingest.urls import Scope, page_key, prefix_of
 
 # R-2.7: a site with less readable text than this is a client-rendered shell.
 MIN_SITE_TEXT_CHARS = 300
@@ -70,6 +71,8 @@ class CrawlResult:
     # url -> the answer that showed it gone (None: missing from links and sitemaps)
     gone: dict[str, Page | None] = field(default_factory=dict)
     previous_pages: int = 0
+    # The page the homepage's address leads to (through redirects and refresh stubs).
+    homepage_url: str = ""
 
 
 def run(site: str, settings: Settings, business: str | None = None, max_pages: int | None = None,
@@ -158,16 +161,16 @@ async def _run(site: str, settings: Settings, business: str | None, max_pages: i
             report.pages.status_counts.update(intake_fetcher.status_counts)
     parts = urlsplit(homepage.final_url)
     root = f"{parts.scheme}://{parts.netloc}/"
-    scope = Scope.from_config(root, exclusions)
-    report.business = business = business or site_host(parts.hostname or site)
-    report.site = scope.site if parts.port is None else f"{scope.site}:{parts.port}"
+    scope = Scope.from_config(root, exclusions, prefix_of(homepage.url, homepage.final_url))
+    report.business = business = business or scope.site + scope.prefix.rstrip("/")
+    report.site = scope.label
 
     with _business_lock(settings, business):
         state = StateStore(settings.state_path, clock=guard.clock)
         run_id = None
         source_id = state.ensure_source(business, report.site)
         try:
-            state.set_source(source_id, root_url=root)
+            state.set_source(source_id, root_url=scope.home)
             run_id = state.start_run(business, source_id)
             guard.check(business)  # at job start (R-9.1)
             crawl = await _crawl(scope, homepage, settings, state, source_id, max_pages or settings.max_pages,
@@ -176,7 +179,7 @@ async def _run(site: str, settings: Settings, business: str | None, max_pages: i
                 guard.record(business, f"run-{run_id}", "proxy_bytes", report.bytes_transferred,
                              report.bytes_transferred / 1e9 * settings.proxy_price_per_gb)
             if index:
-                _index(crawl, business, source_id, homepage.url, settings, state, report, progress,
+                _index(crawl, business, source_id, crawl.homepage_url, settings, state, report, progress,
                        guard, f"run-{run_id}")
             capped = report.pages.skipped.get("budget") or report.pages.skipped.get("budget_bytes")
             state.set_source(source_id, status="capped" if capped else "ok", last_run_id=run_id)
@@ -208,6 +211,9 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
     result = CrawlResult(previous_pages=len(had_content))
     reads: list[_Read] = []
     redirects: dict[str, Page] = {}
+    # Where each URL sent us this run (HTTP redirects and refresh stubs), and off-site ones.
+    moved: dict[str, str] = {}
+    offsite_moves: list[str] = []
     async with Fetcher(settings, in_scope=lambda url: scope.in_site(scope.normalize(url) or "")) as fetcher:
         robots = await _robots(fetcher, scope, settings, report)
         frontier = discover.Frontier(scope, max_pages, settings.max_depth, robots, settings.user_agent,
@@ -217,11 +223,13 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
         if delay:
             fetcher.set_crawl_delay(urlsplit(scope.root).hostname or "", float(delay))
         frontier.add(homepage.url, 0)
+        # Pages we stored are re-checked even if no longer linked; added before the sitemap so
+        # that of a page's spellings (/x, /x/, /x.html) the one read last time stays the page.
+        for url in sorted(known, key=lambda u: (known[u].status != 200, u)):
+            frontier.add(url, 1, linked=False)
         if settings.use_sitemaps:
             for entry in await _sitemap_urls(fetcher, scope, robots, report):
                 frontier.add(entry.url, 1, bonus=discover.lastmod_bonus(entry.lastmod))
-        for url in known:  # pages we stored are re-checked even if no longer linked
-            frontier.add(url, 1, linked=False)
         active = done = 0
         wake = asyncio.Event()
 
@@ -245,8 +253,8 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                 target = scope.normalize(probe.location or "", url) if probe.status in REDIRECT_STATUSES else None
                 if target and scope.in_site(target):
                     spent(probe)
-                    redirects[url] = probe
-                    frontier.add(target, depth)
+                    redirects[url], moved[url] = probe, target
+                    frontier.add(target, depth, moved_here=True)
                     report.pages.skip("redirect")
                     return
             validators = Validators(stored.etag, stored.last_modified) if stored and stored.raw_sha256 else None
@@ -263,21 +271,25 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                 if page.status in GONE_STATUSES:
                     result.gone[url] = page
                     report.pages.skip("gone")
+                    frontier.another_spelling(url)
                     return
                 if page.error in ("offsite_redirect", "not_html", "too_large"):
                     report.pages.skip(page.error)
+                    if page.error == "offsite_redirect":
+                        offsite_moves.append(url)
                     return
                 if not page.ok:
                     report.pages.failed += 1
                     if page.error == "challenge":
                         report.pages.skip("challenge")
+                    frontier.another_spelling(url)
                     return
                 report.pages.fetched += 1
                 final = scope.normalize(page.final_url) or url
                 if final != url:
                     # A same-site redirect (/blog → /blog/): the page is its target, read under its own URL.
-                    redirects[url] = page
-                    frontier.add(final, depth)
+                    redirects[url], moved[url] = page, final
+                    frontier.add(final, depth, moved_here=True)
                     report.pages.skip("redirect")
                     return
                 body, digest = page.body, raw.put(page.body)
@@ -288,16 +300,30 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                 report.pages.failed += 1
                 report.pages.skip("unreadable")
                 return
-            if settings.follow_links:
-                for link in doc.links:
-                    frontier.add(link, depth + 1)
-            canonical = scope.normalize(doc.canonical) if doc.canonical else None
-            if canonical and canonical != url and scope.in_site(canonical):
-                frontier.add(canonical, depth)
-            reads.append(_Read(url, page, digest, doc, canonical if canonical != url else None))
             # Saved as it is read: a run killed mid-crawl resumes with conditional requests (R-10.4).
             state.save_page(source_id, url, page.status if not page.not_modified else 200, page.etag,
                             page.last_modified, digest, doc.title)
+            stub = scope.normalize(doc.refresh, url) if doc.refresh else None
+            if stub and page_key(stub) != page_key(url):
+                # A meta refresh stub is a redirect written in HTML: followed within the site,
+                # skipped like an off-site redirect when it leaves.
+                if scope.in_site(stub):
+                    moved[url] = stub
+                    frontier.add(stub, depth, moved_here=True)
+                    report.pages.skip("redirect")
+                else:
+                    offsite_moves.append(url)
+                    report.pages.skip("offsite_redirect")
+                return
+            if settings.follow_links:
+                for link in doc.links:
+                    frontier.add(link, depth + 1)
+            for _, alternate in doc.alternates:  # translations are pages of their own
+                frontier.add(alternate, depth)
+            canonical = scope.normalize(doc.canonical) if doc.canonical else None
+            if canonical and page_key(canonical) != page_key(url) and scope.in_site(canonical):
+                frontier.add(canonical, depth)
+            reads.append(_Read(url, page, digest, doc, canonical if canonical != url else None))
 
         async def worker() -> None:
             nonlocal active, done
@@ -329,16 +355,23 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
 
     removed = {url for url, missed in state.count_missing(source_id, frontier.linked).items()
                if missed >= MISSING_RUNS_TO_REMOVE}
-    read_urls = {r.url for r in reads}
+    result.homepage_url = follow(homepage.url, moved)
+    _save_alternates(state, source_id, scope, reads, moved)
+    taken: dict[str, list[str]] = {"offsite redirect": offsite_moves,
+                                   "exclusion pattern": sorted(frontier.excluded_paths)}
+    canonicals = judge_canonicals({r.url: r.canonical for r in reads}, {r.url: r.doc.markdown for r in reads}, moved,
+                                  set(result.gone), scope.in_site, homepage.url)
     candidates: list[_Read] = []
     for read in sorted(reads, key=lambda r: r.url):
         if read.doc.noindex or "noindex" in read.page.x_robots_tag.lower():
             result.gone[read.url] = read.page
             report.pages.skip("noindex")
+            taken.setdefault("noindex", []).append(read.url)
         elif read.url in removed:
             continue
-        elif read.canonical in read_urls:
+        elif canonicals.get(read.url) is Canonical.DUPLICATE:
             report.pages.skip("canonical_elsewhere")
+            taken.setdefault("canonical", []).append(read.url)
         else:
             candidates.append(read)
     keepers = _keepers(candidates, had_content)
@@ -347,6 +380,9 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
             result.documents.append(read.doc)
         else:
             report.pages.skip("duplicate")
+            taken.setdefault("duplicate", []).append(read.url)
+    _report_signals(report, canonicals, {r.url: r.canonical for r in reads}, taken,
+                    sum(1 for r in reads if r.doc.text_chars) + len(offsite_moves) + len(frontier.excluded_paths))
     for url in redirects:
         state.save_page(source_id, url, REDIRECT_STATUSES_MARK, None, None, None, None)
     for url, page in result.gone.items():
@@ -359,6 +395,42 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
     result.documents = [d for d in result.documents if d.url not in result.gone]
     _crawl_health(report, monitor, len(reads), len(result.documents))
     return result
+
+
+def _save_alternates(state: StateStore, source_id: int, scope: Scope, reads: list[_Read],
+                     moved: dict[str, str]) -> None:
+    """Each page's translations, named by the URL each was read under this run (an
+    hreflang link may spell it /de/x where the page is /de/x/)."""
+    read_by_key = {page_key(r.url): r.url for r in reads}
+    for read in reads:
+        pairs = []
+        for lang, href in read.doc.alternates:
+            url = scope.normalize(href)
+            if url and scope.in_site(url):
+                target = follow(url, moved)
+                target = read_by_key.get(page_key(target), target)
+                if target != read.url:
+                    pairs.append((lang, target))
+        state.save_alternates(source_id, read.url, pairs)
+
+
+def _shown(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def _report_signals(report: RunReport, canonicals: dict[str, Canonical], canonical_of: dict[str, str | None],
+                    taken: dict[str, list[str]], pages_with_content: int) -> None:
+    """Canonical links not obeyed, and rules that took much of the site, go into the report."""
+    for verdict in canonicals.values():
+        if verdict is not Canonical.DUPLICATE:
+            key = f"canonical_{verdict.value}"
+            report.misconfigured[key] = report.misconfigured.get(key, 0) + 1
+    warning = canonical_warning(canonicals, _shown, canonical_of)
+    if warning:
+        report.warnings.append(warning)
+    report.warnings.extend(removal_warnings({rule: urls for rule, urls in taken.items() if urls},
+                                            pages_with_content, _shown))
 
 
 # Duplicate bodies above this share of pages read (from 10 on) look like a generated space (R-3.7). *ours*
@@ -422,14 +494,19 @@ async def _robots(fetcher: Fetcher, scope: Scope, settings: Settings, report: Ru
 
 
 async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots, report: RunReport) -> list[discover.SitemapEntry]:
+    """The sitemaps' page entries. Entries and child sitemaps that name another host (a
+    base URL set wrongly when the site was built) are read at the same path on this
+    site's host, and the report says so."""
     queue = list(robots.sitemaps) if robots else []
-    queue.append(scope.root + "sitemap.xml")
+    queue.append(scope.home + "sitemap.xml")
     seen: set[str] = set()
     pages: list[discover.SitemapEntry] = []
+    foreign: dict[str, int] = {}
     depth = {url: 0 for url in queue}
     while queue and len(seen) < discover.MAX_SITEMAP_FILES:
-        url = scope.normalize(queue.pop(0), scope.root)  # robots.txt may give relative sitemap URLs
-        if not url or url in seen or not scope.in_site(url):
+        listed = queue.pop(0)
+        url = _on_site(scope, scope.normalize(listed, scope.root), foreign)  # robots.txt may give relative URLs
+        if not url or url in seen:
             continue
         seen.add(url)
         page = await fetcher.fetch(url, accept=())
@@ -437,12 +514,29 @@ async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots, report: RunRepor
         if not (page.ok and page.status == 200):
             continue
         sitemap = discover.parse_sitemap(page.body)
-        pages.extend(sitemap.pages)
+        for entry in sitemap.pages:
+            moved = _on_site(scope, scope.normalize(entry.url), foreign)
+            if moved:
+                pages.append(replace(entry, url=moved))
         for child in sitemap.children:
-            if depth.get(url, 0) < discover.MAX_SITEMAP_DEPTH:
-                depth[child] = depth.get(url, 0) + 1
+            if depth.get(listed, 0) < discover.MAX_SITEMAP_DEPTH:
+                depth[child] = depth.get(listed, 0) + 1
                 queue.append(child)
+    if foreign:
+        hosts = ", ".join(sorted(foreign))
+        report.misconfigured["sitemap_other_host"] = sum(foreign.values())
+        report.warnings.append(
+            f"the sitemap names another host ({hosts}) for {sum(foreign.values())} entries, a base URL set wrongly "
+            f"when the site was built: read at the same paths on {scope.label} instead")
     return pages
+
+
+def _on_site(scope: Scope, url: str | None, foreign: dict[str, int]) -> str | None:
+    """`scope.listed(url)`, counting in `foreign` the URLs that named another host."""
+    if url and not scope.on_host(url):
+        host = urlsplit(url).netloc
+        foreign[host] = foreign.get(host, 0) + 1
+    return scope.listed(url)
 
 
 def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str, settings: Settings,
@@ -450,7 +544,9 @@ def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str,
     documents = crawl.documents
     report.pages.empty = sum(1 for d in documents if d.text_chars == 0)
     if sum(d.text_chars for d in documents) < MIN_SITE_TEXT_CHARS:
-        raise SiteProblem("empty", f"{sum(d.text_chars for d in documents)} characters of text on {len(documents)} pages")
+        # A rule that took the site's pages says so here too: the run stops on this problem.
+        raise SiteProblem("empty", "; ".join([f"{sum(d.text_chars for d in documents)} characters of text on "
+                                              f"{len(documents)} pages", *report.warnings]))
     if crawl.previous_pages >= MIN_PAGES_FOR_COVERAGE and len(documents) < MIN_COVERAGE * crawl.previous_pages:
         report.warnings.append(
             f"coverage collapsed: {len(documents)} pages read this run against {crawl.previous_pages} last run; "

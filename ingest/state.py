@@ -41,6 +41,14 @@ CREATE TABLE IF NOT EXISTS pages (
     missing_runs INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (source_id, url)
 );
+-- A page's translations, as its hreflang links declare them (language -> URL).
+CREATE TABLE IF NOT EXISTS alternates (
+    source_id INTEGER NOT NULL REFERENCES sources(id),
+    url TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    alternate_url TEXT NOT NULL,
+    PRIMARY KEY (source_id, url, lang)
+);
 CREATE TABLE IF NOT EXISTS chunks (
     point_id TEXT PRIMARY KEY,
     source_id INTEGER NOT NULL REFERENCES sources(id),
@@ -174,6 +182,21 @@ class StateStore:
 
     def delete_page(self, source_id: int, url: str) -> None:
         self._db.execute("DELETE FROM pages WHERE source_id=? AND url=?", (source_id, url))
+        self._db.execute("DELETE FROM alternates WHERE source_id=? AND url=?", (source_id, url))
+
+    def save_alternates(self, source_id: int, url: str, alternates: list[tuple[str, str]]) -> None:
+        """Replace the translations `url` declares: (language, URL) pairs."""
+        self._db.execute("DELETE FROM alternates WHERE source_id=? AND url=?", (source_id, url))
+        self._db.executemany("INSERT OR REPLACE INTO alternates (source_id, url, lang, alternate_url) "
+                             "VALUES (?, ?, ?, ?)", [(source_id, url, lang, alt) for lang, alt in alternates])
+
+    def alternates(self, source_id: int) -> dict[str, dict[str, str]]:
+        """url -> {language: URL of that translation}."""
+        found: dict[str, dict[str, str]] = {}
+        for url, lang, alternate in self._db.execute(
+                "SELECT url, lang, alternate_url FROM alternates WHERE source_id=?", (source_id,)):
+            found.setdefault(url, {})[lang] = alternate
+        return found
 
     # chunks
     def chunks(self, source_id: int) -> dict[str, StoredChunk]:

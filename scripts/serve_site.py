@@ -3,7 +3,8 @@
 
     python scripts/serve_site.py scripts/demo_site --rewrite www.harbourlight.example [--port 0]
 
-`/dir/` serves `dir/index.html`, `/dir` answers 301 to `/dir/`, missing files get the
+`/dir/` serves `dir/index.html`, `/dir` answers 301 to `/dir/`, `/page` serves `page.html`
+(clean URLs, as static hosts do), missing files get the
 site's `404.html` with status 404, responses carry ETag/Last-Modified and conditional
 requests get 304. `--rewrite HOST` maps absolute links to the production host onto
 this server, the way a staging mirror behaves. Standard library only.
@@ -38,6 +39,7 @@ class StaticSite:
         self.requests = 0
         self.body_bytes_sent = 0
         self.statuses: dict[int, int] = {}
+        self.log: list[tuple[str, int]] = []  # every request's (path, status), in order
         self._lock = threading.Lock()
         self._rewrites = [(f"{scheme}://{host}".encode(), self.base.encode())
                           for host in rewrite_hosts for scheme in ("https", "http")]
@@ -95,6 +97,8 @@ class _Handler(BaseHTTPRequestHandler):
             if not raw_path.endswith("/"):
                 return self._send(301, b"", headers={"Location": raw_path + "/"})
             target = target / "index.html"
+        if not target.is_file() and target.suffix == "" and target.with_name(target.name + ".html").is_file():
+            target = target.with_name(target.name + ".html")  # clean URLs, as static hosts serve them
         if not target.is_file():
             return self._not_found(site)
         body = site.read(target)
@@ -117,6 +121,7 @@ class _Handler(BaseHTTPRequestHandler):
         sends_body = status != 304 and not getattr(self, "_head", False)
         with site._lock:
             site.requests += 1
+            site.log.append((urlsplit(self.path).path, status))
             site.body_bytes_sent += len(body) if sends_body else 0
             site.statuses[status] = site.statuses.get(status, 0) + 1
         self.send_response(status)

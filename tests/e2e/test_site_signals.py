@@ -1,0 +1,203 @@
+"""Sites that get their own signals wrong (scripts/quirk_sites.py), crawled on 127.0.0.1:
+a canonical link, a clean URL, a path prefix, a sitemap's host, a refresh stub or an
+hreflang link never costs a page with content, and each mistake is reported."""
+from __future__ import annotations
+
+from collections import Counter
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from ingest.cli import main
+from ingest.pipeline import run
+from ingest.state import StateStore
+
+from conftest import crawl_env
+from quirk_sites import HOST, build_site, page, prose
+from serve_site import StaticSite
+
+
+class Crawl:
+    """A quirk site served on 127.0.0.1 and ingested into a fresh data folder."""
+
+    def __init__(self, name: str, tmp_path, monkeypatch) -> None:
+        self.folder = tmp_path / name
+        self.quirk = build_site(name, self.folder)
+        self.site = StaticSite(self.folder, rewrite_hosts=(HOST.split("://")[1],)).__enter__()
+        monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path / "data"))
+        monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "true")
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        self.data = tmp_path / "data"
+
+    def run(self, business: str | None = "quirk"):
+        from ingest.settings import load_settings
+
+        self.settings = load_settings()
+        self.report = run(self.site.base + self.quirk.start, self.settings, business=business)
+        return self.report
+
+    def chunk_paths(self, business: str = "quirk") -> Counter:
+        """Path of each page with chunks -> its number of chunks."""
+        state = StateStore(self.settings.state_path)
+        try:
+            return Counter(unquote(urlsplit(c.url).path) for s in state.sources(business)
+                           for c in state.chunks(s["id"]).values() if "#" not in c.url)
+        finally:
+            state.close()
+
+    def texts(self, business: str = "quirk") -> list[str]:
+        from ingest.store import open_existing_store
+
+        state = StateStore(self.settings.state_path)
+        try:
+            embedder = state.embedder_of(business)
+        finally:
+            state.close()
+        store = open_existing_store(self.settings, embedder)
+        try:
+            return [p["text"] for p in store.payloads(business).values()]
+        finally:
+            store.close()
+
+    def requests(self, predicate=lambda path, status: True) -> list[tuple[str, int]]:
+        return [(p, s) for p, s in self.site.log if predicate(p, s)]
+
+    def close(self) -> None:
+        self.site.__exit__()
+
+
+@pytest.fixture
+def crawl(tmp_path, monkeypatch):
+    opened: list[Crawl] = []
+
+    def make(name: str) -> Crawl:
+        opened.append(Crawl(name, tmp_path, monkeypatch))
+        return opened[-1]
+
+    yield make
+    for c in opened:
+        c.close()
+
+
+def test_canonicals_to_the_homepage_keep_every_page_and_are_reported(crawl, capsys):
+    c = crawl("canonical-home")
+    report = c.run()
+    pages = c.chunk_paths()
+    real = [p for p in (f.parent.relative_to(c.folder).as_posix() for f in c.folder.rglob("index.html"))
+            if not p.startswith("print")]
+    assert len(real) == 39  # the homepage, two language overviews, 36 service pages
+    assert sorted(pages) == sorted("/" if p == "." else f"/{p}/" for p in real)
+    # The print copy names its original, which was read with the same text: one copy stays.
+    assert report.pages.skipped["canonical_elsewhere"] == 1
+    assert "/print/boiler/" not in pages
+    assert report.misconfigured == {"canonical_homepage": 38}
+    warning = next(w for w in report.warnings if "canonical" in w)
+    assert warning.startswith("38 pages name a canonical URL") and "point to the homepage" in warning
+    assert main(["status", "--business", "quirk"]) == 0
+    assert "warning: 38 pages name a canonical URL" in capsys.readouterr().out
+    again = c.run()  # a resync obeys the same rule: nothing moves, nothing is paid twice
+    assert (again.chunks.added, again.chunks.deleted, again.embedding.calls) == (0, 0, 0)
+
+
+def test_clean_urls_are_one_page_whichever_spelling_the_links_use(crawl):
+    c = crawl("clean-urls")
+    report = c.run()
+    pages = c.chunk_paths()
+    names = ["catalogo", "precios", "contacto", "horarios", "garantia", "envios"]
+    for name in names:
+        spellings = [p for p in pages if p.strip("/").removesuffix(".html") == name]
+        assert len(spellings) == 1, (name, spellings)
+        served = c.requests(lambda p, s: p.strip("/").removesuffix(".html") == name and s == 200)
+        assert len(served) == 1, (name, served)  # read once, not once per spelling
+    texts = "\n".join(c.texts())
+    for i, name in enumerate(names):
+        assert texts.count(prose(name, (i + 1) * 10)) == 1
+    assert report.pages.skipped.get("same_page", 0) >= 6 and "duplicate" not in report.pages.skipped
+
+
+def test_canonical_and_hreflang_without_the_slash_cause_no_redirects_and_translations_are_linked(crawl):
+    c = crawl("trailing-slash")
+    c.run()
+    assert c.requests(lambda p, s: s == 301) == []
+    assert set(c.chunk_paths()) == {"/", "/about/", "/prices/", "/de/", "/de/ueber-uns/", "/de/preise/"}
+    before = len(c.site.log)
+    again = c.run()
+    assert [s for _, s in c.site.log[before:] if s not in (200, 304, 404)] == []  # no redirect churn
+    assert (again.chunks.added, again.chunks.deleted) == (0, 0)
+    state = StateStore(c.settings.state_path)
+    try:
+        alternates = state.alternates(state.sources("quirk")[0]["id"])
+    finally:
+        state.close()
+    base = c.site.base
+    assert alternates[f"{base}/about/"] == {"de": f"{base}/de/ueber-uns/"}
+    assert alternates[f"{base}/de/ueber-uns/"] == {"en": f"{base}/about/"}
+
+
+def test_a_site_under_a_path_prefix_is_that_folder(crawl):
+    c = crawl("path-prefix")
+    report = c.run(business=None)
+    assert report.business == "127.0.0.1/shop"
+    assert set(c.chunk_paths("127.0.0.1/shop")) == {"/shop/", *(f"/shop/{i}/" for i in
+                                                               ("kettles", "toasters", "grinders", "scales", "timers"))}
+    assert c.requests(lambda p, s: p.startswith("/blog")) == []
+    assert ("/shop/sitemap.xml", 200) in c.site.log
+
+
+def test_a_sitemap_naming_another_host_is_read_on_this_one(crawl):
+    c = crawl("sitemap-other-host")
+    report = c.run()
+    names = ["installation", "maintenance", "emergency", "financing", "careers-in-heating", "references"]
+    assert set(c.chunk_paths()) == {"/", *(f"/{n}/" for n in names)}  # the homepage links to one of them
+    assert report.misconfigured == {"sitemap_other_host": 7}
+    assert any("localhost:1313" in w and "7 entries" in w for w in report.warnings)
+
+
+def test_refresh_stubs_are_redirects_inside_the_site_and_skipped_when_they_leave(crawl):
+    c = crawl("refresh-stubs")
+    report = c.run()
+    assert set(c.chunk_paths()) == {"/en/", "/en/prices/", "/en/team/"}
+    assert report.pages.skipped.get("offsite_redirect") == 1  # /partner/ sends readers to another site
+    assert not any("has moved" in t for t in c.texts())
+    assert c.requests(lambda p, s: p == "/en/prices/" and s == 200) == [("/en/prices/", 200)]
+
+
+def test_translations_reached_only_through_hreflang_are_kept_and_linked(crawl):
+    c = crawl("hreflang")
+    c.run()
+    pages = c.chunk_paths()
+    assert {"/de/", "/de/oeffnungszeiten/", "/de/preise/", "/de/notdienst/"} <= set(pages)
+    state = StateStore(c.settings.state_path)
+    try:
+        alternates = state.alternates(state.sources("quirk")[0]["id"])
+    finally:
+        state.close()
+    assert alternates[f"{c.site.base}/prices/"] == {"de": f"{c.site.base}/de/preise/"}
+    assert alternates[f"{c.site.base}/de/preise/"] == {"en": f"{c.site.base}/prices/"}
+
+
+def test_noindex_is_obeyed_and_a_rule_taking_most_pages_warns(crawl):
+    c = crawl("noindex-majority")
+    report = c.run()
+    assert set(c.chunk_paths()) == {"/", "/team/", "/history/"}
+    assert report.pages.skipped["noindex"] == 5
+    assert "the noindex rule took away 5 of 8 pages with content (62%; e.g. /about/, /contact/)" in report.warnings[0]
+
+
+def test_the_guard_names_a_rule_only_when_it_takes_much(crawl):
+    c = crawl("hreflang")
+    report = c.run()
+    assert report.warnings == [] and report.misconfigured == {}
+
+
+def test_a_rule_that_empties_the_site_is_named_in_the_problem(site_dir_server, settings, capsys):
+    names = ["about", "services", "prices", "contact"]
+    for i, name in enumerate(["", *names]):
+        folder = site_dir_server.root_dir / name
+        folder.mkdir(exist_ok=True)
+        (folder / "index.html").write_text(page(name or "Home", f"<p>{prose(name or 'home', i)}</p>",
+                                                head='<meta name="robots" content="noindex">',
+                                                nav=tuple(f"/{n}/" for n in names)))
+    assert main(["run", site_dir_server.base + "/", "--business", "staging"]) == 2
+    err = capsys.readouterr().err
+    assert "empty" in err and "the noindex rule took away 5 of 5 pages with content" in err
