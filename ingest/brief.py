@@ -23,7 +23,8 @@ from ingest.fetch import Fetcher
 from ingest.intake import find_homepage
 from ingest.problems import ProblemKind, SiteProblem
 from ingest.settings import Settings, SettingsError, config_dir, load_exclusions
-from ingest.urls import Scope
+from ingest.models import Document, Page
+from ingest.urls import Scope, prefix_of
 
 HOME_BUDGET_CHARS = 8_000
 PAGE_BUDGET_CHARS = 5_000
@@ -40,6 +41,13 @@ SAMPLE_PATHS = 150
 _PREFERRED_CHILD = re.compile(r"page|product|collection|categor|service", re.I)
 _DEFERRED_CHILD = re.compile(r"post|blog|news|image|video|author|tag", re.I)
 _ICON_RELS = ("icon", "shortcut icon", "apple-touch-icon", "apple-touch-icon-precomposed")
+# A first path segment naming a language (/de/, /en-us/, /pt_BR/): the page is in that language.
+_LANG_SEGMENT = re.compile(r"^([a-z]{2})(?:[-_][a-z]{2,4})?$", re.I)
+_LANGUAGES = frozenset(
+    "ar bg bn ca cs cy da de el en es et eu fa fi fr ga gl he hi hr hu hy id is it ja ka kk ko lt lv mk ms mt nb nl "
+    "nn no pl pt ro ru sk sl sq sr sv sw ta th tl tr uk ur uz vi zh".split())
+# A refresh stub on the homepage is followed this many times at most.
+MAX_HOME_STUBS = 3
 
 
 @dataclass(frozen=True)
@@ -67,11 +75,19 @@ def _depth(url: str) -> int:
     return len([s for s in urlsplit(url).path.split("/") if s])
 
 
+def path_language(url: str) -> str | None:
+    """The language a URL's first path segment names (`/de/preise/` -> 'de'), else None."""
+    first = next((s for s in urlsplit(url).path.split("/") if s), "")
+    match = _LANG_SEGMENT.match(first)
+    return match.group(1).lower() if match and match.group(1).lower() in _LANGUAGES else None
+
+
 def choose_pages(home_links: list[str], sitemap_urls: list[str], kinds: list[PageKind],
-                 homepage: str | None = None) -> list[tuple[str, str]]:
+                 homepage: str | None = None, language: str = "") -> list[tuple[str, str]]:
     """(kind, url) for up to five key pages, one per kind, kinds in priority order.
-    Candidates: homepage links first, then the sitemap. Ties: shallowest, then linked
-    from the homepage, then the shorter path."""
+    Candidates: homepage links first, then the sitemap. Ties: in the homepage's
+    `language` (a page under another language's folder, /de/ for an English homepage,
+    comes last), then shallowest, then linked from the homepage, then the shorter path."""
     on_home = set(home_links)
     candidates = list(OrderedDict.fromkeys([*home_links, *sitemap_urls]))
     by_kind: dict[str, list[str]] = {}
@@ -85,7 +101,8 @@ def choose_pages(home_links: list[str], sitemap_urls: list[str], kinds: list[Pag
     for kind in kinds:
         options = by_kind.get(kind.name)
         if options:
-            best = min(options, key=lambda u: (_depth(u), u not in on_home, len(urlsplit(u).path)))
+            best = min(options, key=lambda u: (path_language(u) not in (None, language) if language else False,
+                                               _depth(u), u not in on_home, len(urlsplit(u).path)))
             chosen.append((kind.name, best))
         if len(chosen) == MAX_KEY_PAGES:
             break
@@ -181,9 +198,10 @@ async def _build(site: str, settings: Settings, report: BriefReport) -> None:
     async with Fetcher(settings) as fetcher:
         homepage = await find_homepage(site, fetcher)
         parts = urlsplit(homepage.final_url)
-        scope = Scope.from_config(f"{parts.scheme}://{parts.netloc}/", load_exclusions())
-        report.site = scope.root
-        home = parse_html(homepage.body, homepage.final_url)
+        scope = Scope.from_config(f"{parts.scheme}://{parts.netloc}/", load_exclusions(),
+                                  prefix_of(homepage.url, homepage.final_url))
+        report.site = scope.home
+        homepage, home = await _past_stubs(fetcher, scope, homepage)
         # Independent fetches overlap (R-12.4): the icon starts first and is awaited last.
         logo_task = asyncio.create_task(_logo(fetcher, homepage.body, homepage.final_url))
         robots_page = await fetcher.fetch(scope.root + "robots.txt", accept=("text/plain",))
@@ -196,8 +214,9 @@ async def _build(site: str, settings: Settings, report: BriefReport) -> None:
                 robots is None or robots.can_fetch(url, settings.user_agent))
 
         home_links = [u for u in (scope.normalize(link) for link in home.links) if admissible(u)]
-        in_site_sitemap = [u for u in (scope.normalize(url) for url in sitemap_urls) if admissible(u)]
-        chosen = choose_pages(home_links, in_site_sitemap, kinds, scope.normalize(homepage.final_url))
+        in_site_sitemap = [u for u in (scope.listed(scope.normalize(url)) for url in sitemap_urls) if admissible(u)]
+        language = path_language(homepage.final_url) or home.lang
+        chosen = choose_pages(home_links, in_site_sitemap, kinds, scope.normalize(homepage.final_url), language)
         pages = await asyncio.gather(*(fetcher.fetch(url) for _, url in chosen))
         seen: set[str] = set()
         home_text = page_text([*home.chrome.splitlines(), *home.markdown.splitlines()], seen, HOME_BUDGET_CHARS)
@@ -216,10 +235,26 @@ async def _build(site: str, settings: Settings, report: BriefReport) -> None:
         report.pages = texts
 
 
+async def _past_stubs(fetcher: Fetcher, scope: Scope, homepage: Page) -> tuple[Page, Document]:
+    """The homepage as a reader sees it: a meta refresh stub (`/` -> `/en/`) within the
+    site is followed like a redirect."""
+    home = parse_html(homepage.body, homepage.final_url)
+    for _ in range(MAX_HOME_STUBS):
+        target = scope.normalize(home.refresh, homepage.final_url) if home.refresh else None
+        if not target or not scope.in_site(target):
+            break
+        page = await fetcher.fetch(target)
+        if not (page.ok and page.status == 200):
+            break
+        homepage, home = page, parse_html(page.body, page.final_url)
+    return homepage, home
+
+
 async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots) -> list[str]:
-    """robots.txt Sitemap: lines, else /sitemap.xml; index children by preference, at most 3."""
+    """robots.txt Sitemap: lines, else the site's /sitemap.xml; index children by preference,
+    at most 3. Entries naming another host are read at the same path on this one."""
     candidates = [scope.normalize(url, scope.root) for url in (robots.sitemaps if robots else [])]
-    candidates = [c for c in candidates if c] or [scope.root + "sitemap.xml"]
+    candidates = [c for c in candidates if c] or [scope.home + "sitemap.xml"]
     urls: list[str] = []
     for candidate in candidates:
         page = await fetcher.fetch(candidate, accept=())
@@ -227,7 +262,8 @@ async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots) -> list[str]:
             continue
         sitemap = discover.parse_sitemap(page.body)
         urls.extend(entry.url for entry in sitemap.pages)
-        children = sorted(sitemap.children, key=child_preference)[:MAX_SITEMAP_CHILDREN]
+        children = [c for c in (scope.listed(scope.normalize(child)) for child in sitemap.children) if c]
+        children = sorted(children, key=child_preference)[:MAX_SITEMAP_CHILDREN]
         for child in await asyncio.gather(*(fetcher.fetch(c, accept=()) for c in children)):
             if child.ok and child.status == 200:
                 urls.extend(entry.url for entry in discover.parse_sitemap(child.body).pages)

@@ -1,7 +1,7 @@
 """Business brief (issue #8): page kinds, tie-breaks, budgets, sitemap summary."""
 import pytest
 
-from ingest.brief import (MAX_SECTIONS, SAMPLE_PATHS, choose_pages, child_preference, load_page_kinds, page_kind,
+from ingest.brief import (MAX_SECTIONS, SAMPLE_PATHS, choose_pages, child_preference, load_page_kinds, page_kind, path_language,
                           page_text, summarize_sitemap)
 
 KINDS = load_page_kinds()
@@ -30,6 +30,19 @@ def test_one_page_per_kind_in_priority_order_at_most_five():
 def test_tie_break_depth_first():
     chosen = dict(choose_pages([f"{B}/en/business/pricing/"], [f"{B}/pricing/"], KINDS))
     assert chosen["pricing"] == f"{B}/pricing/"  # the sitemap's shallower page beats a homepage link
+
+
+def test_key_pages_in_the_homepage_language_first():
+    links = [f"{B}/de/preise/", f"{B}/en/pricing/", f"{B}/de/ueber-uns/", f"{B}/about/"]
+    assert dict(choose_pages(links, [], KINDS, language="en")) == {"pricing": f"{B}/en/pricing/",
+                                                                   "about": f"{B}/about/"}
+    assert dict(choose_pages(links, [], KINDS, language="de"))["pricing"] == f"{B}/de/preise/"
+    assert dict(choose_pages(links, [], KINDS))["pricing"] == f"{B}/de/preise/"  # no language: shorter path
+
+
+def test_path_language_reads_only_a_language_folder():
+    assert [path_language(f"{B}{p}") for p in ("/de/preise/", "/en-us/", "/pt_BR/x", "/us/", "/go/", "/")] == [
+        "de", "en", "pt", None, None, None]
 
 
 def test_tie_break_linked_from_home_second():

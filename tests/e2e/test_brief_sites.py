@@ -125,3 +125,21 @@ def test_write_with_a_model_under_the_spend_guard(demo_site, settings, monkeypat
         assert main(["brief", demo_site.base + "/", "--business", "acme", "--write"]) == 2
         assert "daily cap" in capsys.readouterr().err
         assert len(fake.chats) == 1  # refused before the call
+
+
+def test_brief_follows_a_stub_homepage_and_reads_key_pages_in_its_language(site_dir_server, settings):
+    root = site_dir_server.root_dir
+    (root / "index.html").write_text('<html><head><meta http-equiv="refresh" content="0; url=/en/"></head></html>')
+    links = ["/de/preise/", "/en/pricing/", "/de/kontakt/", "/en/contact/"]
+    nav = "".join(f'<a href="{href}">{href}</a> ' for href in links)
+    words = {"en": "Our workshop repairs bicycles of every kind and sells spare parts. ",
+             "de": "Unsere Werkstatt repariert Fahrräder aller Art und verkauft Ersatzteile. "}
+    for path, lang in [("en", "en"), *((p.strip("/"), p[1:3]) for p in links)]:
+        (root / path).mkdir(parents=True, exist_ok=True)
+        (root / path / "index.html").write_text(
+            f'<html lang="{lang}"><body><nav>{nav}</nav><main><h1>{path}</h1>'
+            f'<p>{path}: {words[lang] * 4}</p></main></body></html>')
+    report = build_brief(site_dir_server.base + "/", settings)
+    assert report.problem is None
+    assert [(p.kind, p.url.removeprefix(site_dir_server.base)) for p in report.pages] == [
+        ("home", "/en/"), ("pricing", "/en/pricing/"), ("contact", "/en/contact/")]
