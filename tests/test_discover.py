@@ -4,17 +4,19 @@ from ingest.discover import Frontier, parse_robots, parse_sitemap
 from ingest.settings import load_exclusions
 from ingest.urls import Scope
 
-from conftest import VECTORS
+from conftest import VECTORS, needs_corpora
 
 SITEMAPS = VECTORS / "crawler-commons" / "sitemaps"
 
 
+@needs_corpora
 def test_xml_sitemap_keeps_lastmod():
     sitemap = parse_sitemap((SITEMAPS / "xmlSitemap.gz").read_bytes())
     assert len(sitemap.pages) == 5
     assert sitemap.pages[0].lastmod == "2005-01-01"
 
 
+@needs_corpora
 def test_sitemap_variants_from_the_vectors():
     assert len(parse_sitemap((SITEMAPS / "sitemap.badns.xml").read_bytes()).pages) == 2
     assert len(parse_sitemap((SITEMAPS / "sitemap.ns.xml").read_bytes()).pages) == 2
@@ -22,6 +24,7 @@ def test_sitemap_variants_from_the_vectors():
     assert len(parse_sitemap((SITEMAPS / "sitemap.txt.gz").read_bytes()).pages) == 5
 
 
+@needs_corpora
 def test_sitemap_index_children_even_without_loc():
     index = parse_sitemap((SITEMAPS / "sitemap.index.xml").read_bytes())
     assert index.pages == ()
@@ -68,6 +71,7 @@ def test_frontier_obeys_robots():
     assert frontier.skipped == {"robots": 1}
 
 
+@needs_corpora
 def test_feeds_and_sitemap_extensions_from_the_vectors():
     atom = parse_sitemap((SITEMAPS / "atom.xml").read_bytes())
     assert [p.url for p in atom.pages] == ["http://example.org/2003/12/13/atom03"]

@@ -3,7 +3,10 @@ import pytest
 
 from ingest.discover import parse_robots
 
-from conftest import VECTORS
+from conftest import CORPORA_MISSING, VECTORS
+
+if CORPORA_MISSING:
+    pytest.skip(CORPORA_MISSING, allow_module_level=True)
 
 ROBOTS = VECTORS / "crawler-commons" / "robots"
 

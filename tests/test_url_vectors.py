@@ -12,7 +12,10 @@ import pytest
 
 from ingest.urls import normalize_url
 
-from conftest import VECTORS
+from conftest import CORPORA_MISSING, VECTORS
+
+if CORPORA_MISSING:
+    pytest.skip(CORPORA_MISSING, allow_module_level=True)
 
 NORMALIZER = VECTORS / "crawler-commons" / "normalizer"
 DELIBERATE = {

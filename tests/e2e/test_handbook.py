@@ -10,7 +10,10 @@ from ingest.state import StateStore
 from ingest.store import open_store
 from retrieval import search
 
-from conftest import HANDBOOK, shared_static_site, crawl_env
+from conftest import CORPORA_MISSING, HANDBOOK, shared_static_site, crawl_env
+
+if CORPORA_MISSING:
+    pytest.skip(CORPORA_MISSING, allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
