@@ -24,7 +24,7 @@ from ingest.intake import find_homepage
 from ingest.problems import ProblemKind, SiteProblem
 from ingest.settings import Settings, SettingsError, config_dir, load_exclusions
 from ingest.models import Document, Page
-from ingest.urls import Scope, prefix_of
+from ingest.urls import Scope, page_key, prefix_of
 
 HOME_BUDGET_CHARS = 8_000
 PAGE_BUDGET_CHARS = 5_000
@@ -198,10 +198,11 @@ async def _build(site: str, settings: Settings, report: BriefReport) -> None:
     async with Fetcher(settings) as fetcher:
         homepage = await find_homepage(site, fetcher)
         parts = urlsplit(homepage.final_url)
+        home = parse_html(homepage.body, homepage.final_url)
         scope = Scope.from_config(f"{parts.scheme}://{parts.netloc}/", load_exclusions(),
-                                  prefix_of(homepage.url, homepage.final_url))
+                                  prefix_of(homepage.url, homepage.final_url, home.links))
         report.site = scope.home
-        homepage, home = await _past_stubs(fetcher, scope, homepage)
+        homepage, home = await _past_stubs(fetcher, scope, homepage, home)
         # Independent fetches overlap (R-12.4): the icon starts first and is awaited last.
         logo_task = asyncio.create_task(_logo(fetcher, homepage.body, homepage.final_url))
         robots_page = await fetcher.fetch(scope.root + "robots.txt", accept=("text/plain",))
@@ -235,13 +236,12 @@ async def _build(site: str, settings: Settings, report: BriefReport) -> None:
         report.pages = texts
 
 
-async def _past_stubs(fetcher: Fetcher, scope: Scope, homepage: Page) -> tuple[Page, Document]:
+async def _past_stubs(fetcher: Fetcher, scope: Scope, homepage: Page, home: Document) -> tuple[Page, Document]:
     """The homepage as a reader sees it: a meta refresh stub (`/` -> `/en/`) within the
     site is followed like a redirect."""
-    home = parse_html(homepage.body, homepage.final_url)
     for _ in range(MAX_HOME_STUBS):
         target = scope.normalize(home.refresh, homepage.final_url) if home.refresh else None
-        if not target or not scope.in_site(target):
+        if not target or not scope.in_site(target) or page_key(target) == page_key(homepage.final_url):
             break
         page = await fetcher.fetch(target)
         if not (page.ok and page.status == 200):

@@ -204,7 +204,8 @@ class Frontier:
         # in case it fails (a link to /x/ where only /x.html exists).
         self._page_of_key: dict[str, str] = {}
         self._spellings: dict[str, list[tuple[str, int]]] = {}
-        self._queued_urls: set[str] = set()
+        # Queued and not yet taken: URL -> depth.
+        self._waiting: dict[str, int] = {}
         # Paths (without query) skipped by an exclusion pattern: a faceted listing is one path.
         self.excluded_paths: set[str] = set()
         self._heap: list[_Entry] = []
@@ -223,15 +224,18 @@ class Frontier:
         """Admit a URL (normalized here). Returns True when it was queued. `linked=False`
         re-checks a page we stored before without counting it as still linked.
         `moved_here`: the target of a redirect, fetched even when another spelling of
-        the same page was (the site itself says this spelling is the page)."""
+        the same page was (the site itself says this spelling is the page); every other
+        rule (scope, exclusions, robots, depth) holds for it as for any URL."""
         normalized = self.scope.normalize(url, base)
         if normalized is None:
             return False
         if linked:
             self.linked.add(normalized)
         if normalized in self.seen:
-            if moved_here and normalized not in self._queued_urls and self.scope.in_site(normalized):
-                return self._queue(normalized, depth, bonus)
+            if moved_here:
+                return self._release(normalized)
+            if bonus and normalized in self._waiting:  # a sitemap's recent lastmod for a URL queued earlier
+                self._push(normalized, self._waiting[normalized], bonus)
             return False
         self.seen.add(normalized)
         if not self.scope.in_site(normalized):
@@ -254,37 +258,59 @@ class Frontier:
         return self._queue(normalized, depth, bonus)
 
     def another_spelling(self, url: str) -> bool:
-        """`url` failed (404, an error): queue the next spelling of the same page that a
-        link or sitemap used, if any. Returns True when one was queued."""
-        waiting = self._spellings.get(page_key(url))
-        while waiting:
-            spelling, depth = waiting.pop(0)
-            if spelling not in self._queued_urls:
-                self.skipped["same_page"] -= 1
-                return self._queue(spelling, depth, 0)
+        """`url` is gone (404/410): queue the next spelling of the same page that a link or
+        sitemap used, or, when none was met yet, the next one met. Returns True when one
+        was queued."""
+        key = page_key(url)
+        waiting = self._spellings.get(key)
+        if waiting:
+            return self._release(waiting[0][0])
+        self._page_of_key.pop(key, None)
         return False
 
+    def held_back(self) -> dict[str, str]:
+        """Spellings never fetched, each with the spelling that was fetched for its page."""
+        return {spelling: self._page_of_key[key] for key, waiting in self._spellings.items()
+                for spelling, _ in waiting}
+
+    def _release(self, url: str) -> bool:
+        """Queue a spelling that was held back; False when `url` was not one."""
+        waiting = self._spellings.get(page_key(url), [])
+        depth = next((d for spelling, d in waiting if spelling == url), None)
+        if depth is None:
+            return False
+        waiting.remove((url, depth))
+        self.skipped["same_page"] -= 1
+        self._page_of_key[page_key(url)] = url
+        return self._queue(url, depth, 0)
+
     def _queue(self, normalized: str, depth: int, bonus: int) -> bool:
-        self._queued_urls.add(normalized)
+        self._push(normalized, depth, bonus)
+        self.queued += 1
+        return True
+
+    def _push(self, normalized: str, depth: int, bonus: int) -> None:
+        self._waiting[normalized] = depth
         path_depth = len([s for s in urlsplit(normalized).path.split("/") if s])
         heapq.heappush(self._heap, _Entry(depth + path_depth - bonus, self._order, normalized, depth))
         self._order += 1
-        self.queued += 1
-        return True
 
     def next(self) -> tuple[str, int] | None:
         """Best URL within the page and byte budgets, or None. Never waits."""
         while self._heap:
             over_bytes = self.max_bytes is not None and self.bytes_spent >= self.max_bytes
             if self.admitted >= self.max_pages or over_bytes:
-                for _ in self._heap:
+                for _ in self._waiting:
                     self._skip("budget_bytes" if over_bytes else "budget")
                 self._heap.clear()
+                self._waiting.clear()
                 return None
             entry = heapq.heappop(self._heap)
+            if self._waiting.pop(entry.url, None) is None:
+                continue  # taken already, from an entry with a better priority
             self.admitted += 1
             return entry.url, entry.depth
         return None
 
     def __len__(self) -> int:
-        return len(self._heap)
+        return len(self._waiting)

@@ -472,8 +472,15 @@ def _refresh_target(tags: _Tags, base: str) -> str | None:
         match = _REFRESH.match(meta.get("content") or "")
         if match and match.group(2) and float(match.group(1)) <= REFRESH_REDIRECT_SECONDS:
             target = match.group(2).strip().strip("'\"").strip()
-            return urljoin(base, target) if target else None
+            return _joined(base, target) if target else None
     return None
+
+
+def _joined(base: str, href: str) -> str | None:
+    try:
+        return urljoin(base, href)
+    except ValueError:  # "http://[x": no URL at all
+        return None
 
 
 def _alternates(tags: _Tags, base: str) -> tuple[tuple[str, str], ...]:
@@ -481,8 +488,8 @@ def _alternates(tags: _Tags, base: str) -> tuple[tuple[str, str], ...]:
     found: dict[str, str] = {}
     for link in tags("link"):
         lang, href = (link.get("hreflang") or "").strip().lower(), link.get("href")
-        if lang and href and "alternate" in _rel(link):
-            found.setdefault(lang, urljoin(base, href.strip()))
+        if lang and href and "alternate" in _rel(link) and (url := _joined(base, href.strip())):
+            found.setdefault(lang, url)
     return tuple(found.items())
 
 

@@ -73,6 +73,9 @@ class CrawlResult:
     previous_pages: int = 0
     # The page the homepage's address leads to (through redirects and refresh stubs).
     homepage_url: str = ""
+    # URLs whose content is indexed under another URL this run (a redirect or stub to it,
+    # a copy of it, another spelling of it): chunks they hold from earlier runs go.
+    superseded: set[str] = field(default_factory=set)
 
 
 def run(site: str, settings: Settings, business: str | None = None, max_pages: int | None = None,
@@ -134,6 +137,13 @@ def _breaker_opened(report: RunReport, alerter: Alerter, reason: str | None, clo
                f"{report.error}")
 
 
+def _links_of(page: Page) -> tuple[str, ...]:
+    try:
+        return parse_html(page.body, page.final_url).links
+    except Exception:  # an unreadable homepage is the crawl's to report, as for any page
+        return ()
+
+
 @contextmanager
 def _business_lock(settings: Settings, business: str) -> Iterator[None]:
     """One worker per business (R-10.3). An OS file lock: a crashed holder releases it."""
@@ -161,7 +171,7 @@ async def _run(site: str, settings: Settings, business: str | None, max_pages: i
             report.pages.status_counts.update(intake_fetcher.status_counts)
     parts = urlsplit(homepage.final_url)
     root = f"{parts.scheme}://{parts.netloc}/"
-    scope = Scope.from_config(root, exclusions, prefix_of(homepage.url, homepage.final_url))
+    scope = Scope.from_config(root, exclusions, prefix_of(homepage.url, homepage.final_url, _links_of(homepage)))
     report.business = business = business or scope.site + scope.prefix.rstrip("/")
     report.site = scope.label
 
@@ -224,8 +234,9 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
             fetcher.set_crawl_delay(urlsplit(scope.root).hostname or "", float(delay))
         frontier.add(homepage.url, 0)
         # Pages we stored are re-checked even if no longer linked; added before the sitemap so
-        # that of a page's spellings (/x, /x/, /x.html) the one read last time stays the page.
-        for url in sorted(known, key=lambda u: (known[u].status != 200, u)):
+        # that of a page's spellings (/x, /x/, /x.html) the one indexed last time stays the
+        # page (the order _keepers uses), and a sitemap's lastmod still raises their priority.
+        for url in sorted(known, key=lambda u: (u not in had_content, known[u].status != 200, len(u), u)):
             frontier.add(url, 1, linked=False)
         if settings.use_sitemaps:
             for entry in await _sitemap_urls(fetcher, scope, robots, report):
@@ -246,6 +257,7 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                     spent(probe)
                     result.gone[url] = probe
                     report.pages.skip("gone")
+                    frontier.another_spelling(url)
                     return
             if stored and stored.status in REDIRECT_STATUSES:
                 # It redirected last time: ask again without following, which costs headers only.
@@ -282,7 +294,6 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                     report.pages.failed += 1
                     if page.error == "challenge":
                         report.pages.skip("challenge")
-                    frontier.another_spelling(url)
                     return
                 report.pages.fetched += 1
                 final = scope.normalize(page.final_url) or url
@@ -318,8 +329,8 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
             if settings.follow_links:
                 for link in doc.links:
                     frontier.add(link, depth + 1)
-            for _, alternate in doc.alternates:  # translations are pages of their own
-                frontier.add(alternate, depth)
+                for _, alternate in doc.alternates:  # translations are pages of their own
+                    frontier.add(alternate, depth)
             canonical = scope.normalize(doc.canonical) if doc.canonical else None
             if canonical and page_key(canonical) != page_key(url) and scope.in_site(canonical):
                 frontier.add(canonical, depth)
@@ -355,15 +366,19 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
 
     removed = {url for url, missed in state.count_missing(source_id, frontier.linked).items()
                if missed >= MISSING_RUNS_TO_REMOVE}
-    result.homepage_url = follow(homepage.url, moved)
+    homepage_url = scope.normalize(homepage.url) or homepage.url
+    result.homepage_url = follow(homepage_url, moved)
     _save_alternates(state, source_id, scope, reads, moved)
+    read_paths = {r.url.split("?", 1)[0] for r in reads}  # a listing read without its facets lost nothing
     taken: dict[str, list[str]] = {"offsite redirect": offsite_moves,
-                                   "exclusion pattern": sorted(frontier.excluded_paths)}
-    canonicals = judge_canonicals({r.url: r.canonical for r in reads}, {r.url: r.doc.markdown for r in reads}, moved,
-                                  set(result.gone), scope.in_site, homepage.url)
+                                   "exclusion pattern": sorted(frontier.excluded_paths - read_paths)}
+    noindex = {r.url for r in reads if r.doc.noindex or "noindex" in r.page.x_robots_tag.lower()}
+    indexable = [r for r in reads if r.url not in noindex]
+    canonicals = judge_canonicals({r.url: r.canonical for r in indexable}, {r.url: r.doc.markdown for r in indexable},
+                                  moved, set(result.gone), scope.in_site, homepage_url)
     candidates: list[_Read] = []
     for read in sorted(reads, key=lambda r: r.url):
-        if read.doc.noindex or "noindex" in read.page.x_robots_tag.lower():
+        if read.url in noindex:
             result.gone[read.url] = read.page
             report.pages.skip("noindex")
             taken.setdefault("noindex", []).append(read.url)
@@ -382,7 +397,12 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
             report.pages.skip("duplicate")
             taken.setdefault("duplicate", []).append(read.url)
     _report_signals(report, canonicals, {r.url: r.canonical for r in reads}, taken,
-                    sum(1 for r in reads if r.doc.text_chars) + len(offsite_moves) + len(frontier.excluded_paths))
+                    sum(1 for r in reads if r.doc.text_chars) + len(offsite_moves))
+    indexed = {page_key(d.url): d.url for d in result.documents}
+    copies = {*taken.get("canonical", []), *taken.get("duplicate", [])}
+    elsewhere = {url: follow(url, moved) for url in moved} | frontier.held_back()
+    result.superseded = copies | {url for url, target in elsewhere.items()
+                                  if indexed.get(page_key(target), url) != url and url not in result.gone}
     for url in redirects:
         state.save_page(source_id, url, REDIRECT_STATUSES_MARK, None, None, None, None)
     for url, page in result.gone.items():
@@ -532,8 +552,8 @@ async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots, report: RunRepor
 
 
 def _on_site(scope: Scope, url: str | None, foreign: dict[str, int]) -> str | None:
-    """`scope.listed(url)`, counting in `foreign` the URLs that named another host."""
-    if url and not scope.on_host(url):
+    """`scope.listed(url)`, counting in `foreign` the URLs moved from another host."""
+    if url and not scope.on_host(url) and not scope.related(url):
         host = urlsplit(url).netloc
         foreign[host] = foreign.get(host, 0) + 1
     return scope.listed(url)
@@ -566,7 +586,8 @@ def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str,
 
     stored = state.chunks(source_id)
     new_by_id = {k.point_id: k for k in keyed}
-    stale = [pid for pid, c in stored.items() if (c.url in processed_urls and pid not in new_by_id) or c.url in crawl.gone]
+    stale = [pid for pid, c in stored.items()
+             if (c.url in processed_urls and pid not in new_by_id) or c.url in crawl.gone or c.url in crawl.superseded]
     to_add = [k for pid, k in new_by_id.items() if pid not in stored]
     report.chunks.unchanged = sum(1 for pid in new_by_id if pid in stored)
 

@@ -23,6 +23,9 @@ NEAR_DUPLICATE = 0.9
 REMOVAL_SHARE_TO_WARN = 0.2
 # ...once it takes at least this many (one page of four is not a pattern).
 MIN_REMOVED_TO_WARN = 3
+# Our own exclusion list takes a site's login, cart, account and search links on every
+# run; a content section matching it takes many more paths than a menu has. *ours*
+MIN_EXCLUDED_TO_WARN = 10
 MAX_REDIRECT_HOPS = 5
 _WORD = re.compile(r"\w+")
 
@@ -133,8 +136,8 @@ def removal_warnings(removed: dict[str, list[str]], pages_with_content: int,
     naming the rule, the count and two examples."""
     warnings = []
     for rule, urls in sorted(removed.items()):
-        if pages_with_content and len(urls) >= MIN_REMOVED_TO_WARN and (
-                len(urls) / pages_with_content > REMOVAL_SHARE_TO_WARN):
+        least = MIN_EXCLUDED_TO_WARN if rule == "exclusion pattern" else MIN_REMOVED_TO_WARN
+        if pages_with_content and len(urls) >= least and len(urls) / pages_with_content > REMOVAL_SHARE_TO_WARN:
             examples = ", ".join(shown(url) for url in sorted(urls)[:2])
             warnings.append(f"the {rule} rule took away {len(urls)} of {pages_with_content} pages with content "
                             f"({len(urls) / pages_with_content:.0%}; e.g. {examples}): check that the site means it")

@@ -107,13 +107,22 @@ def page_key(url: str) -> str:
     return urlunsplit(("", parts.netloc, _PAGE_SUFFIX.sub("", parts.path), parts.query, ""))
 
 
-def prefix_of(requested: str, final: str) -> str:
+# A folder's page linking to this many other paths of its host outside the folder is one
+# section of a larger site (`acme.com/about-us/`), not a site published under it. *ours*
+OUTSIDE_LINKS_OF_A_SECTION = 2
+
+
+def prefix_of(requested: str, final: str, links: tuple[str, ...] = ()) -> str:
     """The path a site lives under: '/' unless the address asked for names a folder
-    (`https://user.github.io/shop/`), then that folder as the final URL spells it."""
-    if urlsplit(requested).path in ("", "/"):
-        return "/"
+    (`https://user.github.io/shop/`, or `/shop` answered from `/shop/`) whose page links
+    within it, not around its host (`links`: the page's links, absolute)."""
     path = urlsplit(final).path or "/"
-    return path[:path.rfind("/") + 1] or "/"
+    if urlsplit(requested).path in ("", "/") or not path.endswith("/"):
+        return "/"
+    host = site_host(urlsplit(final).hostname or "")
+    outside = {p for link in links if site_host(urlsplit(link).hostname or "") == host
+               and (p := urlsplit(link).path or "/") != "/" and not p.startswith(path)}
+    return "/" if len(outside) >= OUTSIDE_LINKS_OF_A_SECTION else path
 
 
 def site_host(host: str) -> str:
@@ -183,11 +192,19 @@ class Scope:
 
     def listed(self, url: str | None) -> str | None:
         """Where a URL a sitemap lists is on this site: as written when it is in scope,
-        moved onto this host when it names another one (`rehost`), None when it is on
-        this host but outside the site's folder."""
+        moved onto this host when it names an unrelated one (a development or staging
+        host, `rehost`), None when it is on this host outside the site's folder or on a
+        host of the same domain (`blog.acme.com` is a site of its own)."""
         if not url or self.in_site(url):
             return url
-        return None if self.on_host(url) else self.rehost(url)
+        if self.on_host(url) or self.related(url):
+            return None
+        return self.rehost(url)
+
+    def related(self, url: str) -> bool:
+        """A host of the same domain as the site: a subdomain of it or the domain it is under."""
+        host, site = site_host(urlsplit(url).hostname or ""), self.site
+        return host != site and (host.endswith("." + site) or site.endswith("." + host))
 
     def rehost(self, url: str) -> str | None:
         """`url`'s path and query on this site's host, under its folder: where a URL that

@@ -154,3 +154,34 @@ def test_frontier_fetches_the_spelling_a_redirect_names():
     assert frontier.add("https://acme.com/about/", 1, moved_here=True)  # /about answered 301 to /about/
     assert frontier.next() == ("https://acme.com/about/", 1)
     assert not frontier.add("https://acme.com/about/", 1, moved_here=True)  # never twice
+
+
+def test_a_redirect_target_obeys_exclusions_robots_and_depth():
+    robots = parse_robots("User-agent: *\nDisallow: /private/\n")
+    frontier = Frontier(Scope.from_config("https://acme.com/", load_exclusions()), 50, 2, robots, "sitekb")
+    for url, depth in [("https://acme.com/cart/", 1), ("https://acme.com/private/", 1), ("https://acme.com/deep/", 3)]:
+        assert not frontier.add(url, depth)
+        assert not frontier.add(url, depth, moved_here=True), url  # /cart -> /cart/ does not open the door
+    assert not frontier.add("https://acme.com/new/", 3, moved_here=True)  # a target never seen: depth holds
+    assert frontier.next() is None
+
+
+def test_a_recent_lastmod_raises_a_url_queued_earlier():
+    frontier = _frontier()
+    frontier.add("https://acme.com/", 0)
+    frontier.add("https://acme.com/a/b/c/", 1)  # from our own memory, before the sitemap is read
+    frontier.add("https://acme.com/x/", 1)
+    frontier.add("https://acme.com/a/b/c/", 1, bonus=3)  # the sitemap says it changed recently
+    assert [frontier.next()[0] for _ in range(3)] == ["https://acme.com/", "https://acme.com/a/b/c/",
+                                                       "https://acme.com/x/"]
+    assert frontier.next() is None and len(frontier) == 0
+
+
+def test_a_spelling_met_after_the_first_one_was_found_gone_is_fetched():
+    frontier = _frontier()
+    assert frontier.add("https://acme.com/info/", 1)
+    assert frontier.next() == ("https://acme.com/info/", 1)
+    assert not frontier.another_spelling("https://acme.com/info/")  # 404, and no other spelling yet
+    assert frontier.add("https://acme.com/info.html", 1)  # a link read later
+    assert not frontier.add("https://acme.com/info", 1)  # waits behind /info.html
+    assert frontier.held_back() == {"https://acme.com/info": "https://acme.com/info.html"}

@@ -437,3 +437,10 @@ def test_hreflang_alternates_are_read_with_their_languages():
                      b'<link rel="alternate" type="application/rss+xml" href="/feed.xml"></head></html>',
                      "https://a.com/prices/")
     assert doc.alternates == (("de-de", "https://a.com/de/preise"), ("x-default", "https://a.com/"))
+
+
+def test_a_refresh_or_hreflang_that_is_no_url_is_ignored():
+    doc = parse_html(b'<html><head><meta http-equiv="refresh" content="0; url=http://[x">'
+                     b'<link rel="alternate" hreflang="de" href="http://[x"></head><body>Text</body></html>',
+                     "https://a.com/")
+    assert doc.refresh is None and doc.alternates == ()

@@ -76,3 +76,11 @@ def test_a_rule_taking_more_than_a_fifth_warns_with_count_and_examples():
                         "check that the site means it"]
     assert removal_warnings({"noindex": urls}, 25, str) == []  # exactly 20%
     assert removal_warnings({"noindex": urls[:2]}, 4, str) == []  # too few to be a pattern
+
+
+def test_our_own_exclusions_warn_only_past_a_menu_s_worth_of_paths():
+    menu = [f"{B}/{p}/" for p in ("cart", "account", "search", "login", "register")]
+    assert removal_warnings({"exclusion pattern": menu}, 5, str) == []
+    section = [f"{B}/konto/{i}/" for i in range(12)]
+    assert removal_warnings({"exclusion pattern": section}, 20, lambda u: u.removeprefix(B))[0].startswith(
+        "the exclusion pattern rule took away 12 of 20 pages")

@@ -63,9 +63,18 @@ def test_the_spellings_a_static_host_serves_one_file_under_are_one_page():
     ("https://user.github.io/shop/", "https://user.github.io/shop/", "/shop/"),
     ("https://user.github.io/shop", "https://user.github.io/shop/", "/shop/"),
     ("https://acme.com/index.html", "https://acme.com/index.html", "/"),
+    ("https://acme.com/en/about", "https://acme.com/en/about", "/"),  # a page, not a folder
 ])
 def test_a_site_lives_under_the_folder_its_address_names(requested, final, prefix):
     assert prefix_of(requested, final) == prefix
+
+
+def test_a_folder_whose_page_links_around_its_host_is_a_section_of_a_larger_site():
+    section = ("https://www.acme.com/", "https://acme.com/services/", "https://acme.com/contact/",
+               "https://acme.com/about-us/team/")
+    assert prefix_of("https://acme.com/about-us/", "https://acme.com/about-us/", section) == "/"
+    project = ("https://user.github.io/", "https://user.github.io/shop/kettles/", "https://other.example/x/")
+    assert prefix_of("https://user.github.io/shop/", "https://user.github.io/shop/", project) == "/shop/"
 
 
 def test_a_site_under_a_folder_is_that_folder_and_takes_other_hosts_paths_into_it():
@@ -77,3 +86,12 @@ def test_a_site_under_a_folder_is_that_folder_and_takes_other_hosts_paths_into_i
     assert scope.rehost("http://localhost:1313/kettles/?a=1") == "https://user.github.io/shop/kettles/?a=1"
     assert scope.rehost("https://code.example/shop/kettles/") == "https://user.github.io/shop/kettles/"
     assert scope.exclusion_reason("https://user.github.io/shop/cart/") == "excluded_pattern"
+
+
+def test_sitemap_urls_on_an_unrelated_host_are_moved_here_and_on_a_related_one_are_not():
+    scope = Scope.from_config("https://acme.com/", load_exclusions())
+    assert scope.listed(scope.normalize("https://www.acme.com/a/")) == "https://acme.com/a/"
+    assert scope.listed("http://localhost:1313/a/") == "https://acme.com/a/"
+    assert scope.listed("https://acme.netlify.app/a/?p=1") == "https://acme.com/a/?p=1"
+    assert scope.listed("https://blog.acme.com/post/") is None  # a site of its own
+    assert scope.listed(None) is None

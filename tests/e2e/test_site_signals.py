@@ -201,3 +201,63 @@ def test_a_rule_that_empties_the_site_is_named_in_the_problem(site_dir_server, s
     assert main(["run", site_dir_server.base + "/", "--business", "staging"]) == 2
     err = capsys.readouterr().err
     assert "empty" in err and "the noindex rule took away 5 of 5 pages with content" in err
+
+
+def _write_pages(root, pages: dict[str, str]) -> None:
+    for path, html in pages.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(html)
+
+
+def _chunk_paths(settings, business: str) -> Counter:
+    state = StateStore(settings.state_path)
+    try:
+        return Counter(urlsplit(c.url).path for s in state.sources(business)
+                       for c in state.chunks(s["id"]).values() if "#" not in c.url)
+    finally:
+        state.close()
+
+
+def test_a_spelling_that_fails_for_a_while_leaves_no_second_copy(site_dir_server, settings):
+    nav = ("/", "/svc", "/svc.html", "/team/")
+    _write_pages(site_dir_server.root_dir, {
+        "index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=nav),
+        "svc.html": page("Service", f"<p>{prose('service', 2)}</p>", nav=nav),
+        "team/index.html": page("Team", f"<p>{prose('team', 3)}</p>", nav=nav)})
+    run(site_dir_server.base + "/", settings, business="b")
+    first = _chunk_paths(settings, "b")
+    chosen = next(p for p in first if p.startswith("/svc"))
+    site_dir_server.status_overrides[chosen] = 503  # the page's spelling fails this run
+    during = run(site_dir_server.base + "/", settings, business="b")
+    assert _chunk_paths(settings, "b") == first and during.chunks.deleted == 0
+    del site_dir_server.status_overrides[chosen]
+    after = run(site_dir_server.base + "/", settings, business="b")
+    assert _chunk_paths(settings, "b") == first and (after.chunks.added, after.chunks.deleted) == (0, 0)
+
+
+def test_a_page_gone_under_one_spelling_is_read_under_the_next(site_dir_server, settings):
+    root = site_dir_server.root_dir
+    _write_pages(root, {"index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=("/", "/info/"))})
+    run(site_dir_server.base + "/", settings, business="b")  # /info/ answers 404 and is remembered
+    _write_pages(root, {"index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=("/", "/info/", "/info.html")),
+                        "info.html": page("Info", f"<p>{prose('opening hours', 2)}</p>")})
+    site_dir_server.status_overrides["/info/"] = 404  # a host that serves /info only as /info.html
+    run(site_dir_server.base + "/", settings, business="b")
+    assert "/info.html" in _chunk_paths(settings, "b")
+
+
+def test_a_page_turned_into_a_stub_or_a_redirect_gives_its_chunks_to_the_target(site_dir_server, settings):
+    root = site_dir_server.root_dir
+    nav = ("/", "/old/", "/new/", "/moved")
+    _write_pages(root, {"index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=nav),
+                        "old/index.html": page("Old prices", f"<p>{prose('prices', 2)}</p>", nav=nav),
+                        "new/index.html": page("New prices", f"<p>{prose('prices', 3)}</p>", nav=nav),
+                        "moved/index.html": page("Moved", f"<p>{prose('team', 4)}</p>", nav=nav)})
+    run(site_dir_server.base + "/", settings, business="b")
+    assert {"/old/", "/moved/"} <= set(_chunk_paths(settings, "b"))
+    (root / "old" / "index.html").write_text('<html><head><meta http-equiv="refresh" content="0; url=/new/">'
+                                             '</head><body><p>This page has moved.</p></body></html>')
+    report = run(site_dir_server.base + "/", settings, business="b")
+    assert set(_chunk_paths(settings, "b")) == {"/", "/new/", "/moved/"}
+    assert report.chunks.deleted >= 1
