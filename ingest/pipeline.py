@@ -369,13 +369,45 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
     homepage_url = scope.normalize(homepage.url) or homepage.url
     result.homepage_url = follow(homepage_url, moved)
     _save_alternates(state, source_id, scope, reads, moved)
+    _select(reads, _Moves(moved, offsite_moves, frontier.held_back()), frontier.excluded_paths, removed, had_content,
+            scope, homepage_url, report, result)
+    for url in redirects:
+        state.save_page(source_id, url, REDIRECT_STATUSES_MARK, None, None, None, None)
+    for url, page in result.gone.items():
+        if page is not None and page.status in GONE_STATUSES:  # remembered, to be re-checked with a HEAD
+            state.save_page(source_id, url, page.status, page.etag, page.last_modified, None, None)
+    for url in removed:
+        result.gone[url] = None
+        report.pages.skip("missing")
+        state.delete_page(source_id, url)
+    result.documents = [d for d in result.documents if d.url not in result.gone]
+    _crawl_health(report, monitor, len(reads), len(result.documents))
+    return result
+
+
+@dataclass(frozen=True)
+class _Moves:
+    """Where URLs sent the crawl: `moved` maps each URL that redirected within the site
+    (HTTP or a refresh stub) to its target, `offsite` lists those that left it, and
+    `held_back` maps each spelling not fetched to the spelling fetched for its page."""
+
+    moved: dict[str, str]
+    offsite: list[str]
+    held_back: dict[str, str]
+
+
+def _select(reads: list[_Read], moves: _Moves, excluded_paths: set[str], removed: set[str], had_content: set[str],
+            scope: Scope, homepage_url: str, report: RunReport, result: CrawlResult) -> None:
+    """Which pages read this run are indexed: noindex pages go, a canonical copy goes only
+    when its target says the same, one URL per body stays. Fills `result` (documents, gone,
+    superseded) and reports the rules that took pages."""
     read_paths = {r.url.split("?", 1)[0] for r in reads}  # a listing read without its facets lost nothing
-    taken: dict[str, list[str]] = {"offsite redirect": offsite_moves,
-                                   "exclusion pattern": sorted(frontier.excluded_paths - read_paths)}
+    taken: dict[str, list[str]] = {"offsite redirect": moves.offsite,
+                                   "exclusion pattern": sorted(excluded_paths - read_paths)}
     noindex = {r.url for r in reads if r.doc.noindex or "noindex" in r.page.x_robots_tag.lower()}
     indexable = [r for r in reads if r.url not in noindex]
     canonicals = judge_canonicals({r.url: r.canonical for r in indexable}, {r.url: r.doc.markdown for r in indexable},
-                                  moved, set(result.gone), scope.in_site, homepage_url)
+                                  moves.moved, set(result.gone), scope.in_site, homepage_url)
     candidates: list[_Read] = []
     for read in sorted(reads, key=lambda r: r.url):
         if read.url in noindex:
@@ -397,24 +429,11 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
             report.pages.skip("duplicate")
             taken.setdefault("duplicate", []).append(read.url)
     _report_signals(report, canonicals, {r.url: r.canonical for r in reads}, taken,
-                    sum(1 for r in reads if r.doc.text_chars) + len(offsite_moves))
+                    sum(1 for r in reads if r.doc.text_chars) + len(moves.offsite))
     indexed = {page_key(d.url): d.url for d in result.documents}
-    copies = {*taken.get("canonical", []), *taken.get("duplicate", [])}
-    elsewhere = {url: follow(url, moved) for url in moved} | frontier.held_back()
-    result.superseded = copies | {url for url, target in elsewhere.items()
-                                  if indexed.get(page_key(target), url) != url and url not in result.gone}
-    for url in redirects:
-        state.save_page(source_id, url, REDIRECT_STATUSES_MARK, None, None, None, None)
-    for url, page in result.gone.items():
-        if page is not None and page.status in GONE_STATUSES:  # remembered, to be re-checked with a HEAD
-            state.save_page(source_id, url, page.status, page.etag, page.last_modified, None, None)
-    for url in removed:
-        result.gone[url] = None
-        report.pages.skip("missing")
-        state.delete_page(source_id, url)
-    result.documents = [d for d in result.documents if d.url not in result.gone]
-    _crawl_health(report, monitor, len(reads), len(result.documents))
-    return result
+    elsewhere = {url: follow(url, moves.moved) for url in moves.moved} | moves.held_back
+    result.superseded = {*taken.get("canonical", []), *taken.get("duplicate", [])} | {
+        url for url, target in elsewhere.items() if indexed.get(page_key(target), url) != url and url not in result.gone}
 
 
 def _save_alternates(state: StateStore, source_id: int, scope: Scope, reads: list[_Read],
