@@ -17,14 +17,14 @@ from bs4 import BeautifulSoup
 
 from pydantic import BaseModel, Field
 
-from ingest import discover
-from ingest.extract import parse_html
-from ingest.fetch import Fetcher
-from ingest.intake import find_homepage
+from ingest.crawl import discover
+from ingest.extract.html import parse_html
+from ingest.crawl.fetch import Fetcher
+from ingest.crawl.intake import find_homepage
 from ingest.problems import ProblemKind, SiteProblem
 from ingest.settings import Settings, SettingsError, config_dir, load_exclusions
 from ingest.models import Document, Page
-from ingest.urls import Scope, page_key, prefix_of
+from ingest.crawl.urls import Scope, page_key, prefix_of
 
 HOME_BUDGET_CHARS = 8_000
 PAGE_BUDGET_CHARS = 5_000
@@ -306,8 +306,8 @@ def write_brief(report: BriefReport, settings: Settings, guard, business: str) -
     Returns (brief, tokens, usd)."""
     import openai
 
-    from ingest.embed import CreditExhausted, EmbedderError, EmbedderUnavailable, QuotaExceeded, _is_credit_error
-    from ingest.tokens import count_tokens
+    from ingest.kb.embed import CreditExhausted, EmbedderError, EmbedderUnavailable, QuotaExceeded, _is_credit_error
+    from ingest.index.tokens import count_tokens
 
     if settings.openai_api_key is None:
         raise EmbedderUnavailable("writing a brief needs a model: set OPENAI_API_KEY (the brief's input is "

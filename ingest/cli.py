@@ -12,13 +12,13 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ingest.embed import EmbedderUnavailable
-from ingest.jobs import ServerError
+from ingest.kb.embed import EmbedderUnavailable
+from ingest.ops.jobs import ServerError
 from ingest.models import RunReport
 from ingest.settings import SettingsError, load_settings
-from ingest.state import StateStore
-from ingest.store import StoreError
-from ingest.tokens import TokenizerUnavailable
+from ingest.kb.state import StateStore
+from ingest.kb.store import StoreError
+from ingest.index.tokens import TokenizerUnavailable
 
 EXIT_OK, EXIT_INTERNAL, EXIT_PROBLEM = 0, 1, 2
 
@@ -214,8 +214,8 @@ def _status(args, settings) -> int:
     import time
     from datetime import datetime, timezone
 
-    from ingest.guard import SpendGuard
-    from ingest.schedule import due_sources
+    from ingest.ops.guard import SpendGuard
+    from ingest.ops.schedule import due_sources
 
     def when(ts: float | None) -> str | None:
         return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if ts else None
@@ -277,12 +277,12 @@ def _extract(args, settings) -> int:
     import gzip
     from pathlib import Path
 
-    from ingest.extract import markdown_to_text, parse_html
+    from ingest.extract.html import markdown_to_text, parse_html
 
     if args.source.startswith(("http://", "https://")):
         import asyncio
 
-        from ingest.fetch import Fetcher
+        from ingest.crawl.fetch import Fetcher
 
         async def get():
             async with Fetcher(settings) as fetcher:
@@ -310,7 +310,7 @@ def _extract(args, settings) -> int:
 
 def _server(settings, quiet: bool = False):
     """The `ingest serve` that owns this data folder, if one runs: work goes to it."""
-    from ingest.jobs import find_server
+    from ingest.ops.jobs import find_server
 
     link = find_server(settings)
     if link is not None and not quiet:
@@ -321,11 +321,12 @@ def _server(settings, quiet: bool = False):
 
 def _run_due_round() -> list[dict]:
     """One round of due refreshes, run by the server if one owns the data folder."""
-    from ingest.schedule import run_due
+    from ingest.ops.schedule import run_due
+    from ingest.pipeline import run
 
     link = _server(load_settings())
     if link is None:
-        return run_due(load_settings)
+        return run_due(load_settings, run)
     try:
         return link.resync_due()
     finally:
@@ -352,7 +353,7 @@ def _scheduler(args) -> int:
     import signal
     import threading
 
-    from ingest.schedule import scheduler
+    from ingest.ops.schedule import scheduler
 
     if args.interval <= 0:
         print("ingest: --interval must be positive", file=sys.stderr)
@@ -366,7 +367,7 @@ def _scheduler(args) -> int:
         for o in outcomes:
             print(json.dumps({k: o[k] for k in ("business", "site", "problem", "error", "seconds")}), flush=True)
 
-    scheduler(load_settings, args.interval, stop, on_round=report_round, run_round=_run_due_round)
+    scheduler(_run_due_round, args.interval, stop, on_round=report_round)
     return EXIT_OK
 
 
@@ -374,10 +375,10 @@ def _brief(args, settings) -> int:
     from urllib.parse import urlsplit
 
     from ingest.brief import build_brief, write_brief
-    from ingest.guard import BudgetExceeded, SpendGuard, UsageExhausted
-    from ingest.intake import homepage_candidates
+    from ingest.ops.guard import BudgetExceeded, SpendGuard, UsageExhausted
+    from ingest.crawl.intake import homepage_candidates
     from ingest.problems import SiteProblem
-    from ingest.urls import site_host
+    from ingest.crawl.urls import site_host
 
     try:
         business = args.business or site_host(urlsplit(homepage_candidates(args.site)[0]).hostname or args.site)
@@ -427,7 +428,7 @@ def _brief(args, settings) -> int:
 def _serve(args, settings) -> int:
     import uvicorn
 
-    from retrieval.api import create_app
+    from ingest.server import create_server_app
 
     if not 0 < args.port < 65536:
         print("ingest: --port must be between 1 and 65535", file=sys.stderr)
@@ -441,7 +442,7 @@ def _serve(args, settings) -> int:
     url = f"http://{'[' + host + ']' if ':' in host else host}:{args.port}"
     print(f"retrieval API on http://{args.host}:{args.port} (OpenAPI at /docs); ingestion jobs for "
           f"{settings.data_dir} run here while it runs; Ctrl-C stops it", file=sys.stderr)
-    uvicorn.run(create_app(settings, announce_url=url, load=load_settings), host=args.host, port=args.port,
+    uvicorn.run(create_server_app(settings, announce_url=url, load=load_settings), host=args.host, port=args.port,
                 log_level="warning")
     return EXIT_OK
 

@@ -70,7 +70,7 @@ class Chunk:
     body: str
     position: int
     tokens: int
-    lang: str = ""  # the page's language; picks the lexical analysis (ingest.lexical)
+    lang: str = ""  # the page's language; picks the lexical analysis (ingest.kb.lexical)
 
     @property
     def heading(self) -> str:

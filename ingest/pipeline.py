@@ -19,26 +19,26 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from ingest import discover
-from ingest.chunk import chunk_document
-from ingest.alerts import Alerter
-from ingest.embed import CreditExhausted, Embedder, EmbedderError, OpenAIEmbedder, QuotaExceeded, make_embedder
-from ingest.guard import BreakerOpen, BudgetExceeded, SpendGuard
-from ingest.extract import parse_html
-from ingest.fetch import REDIRECT_STATUSES, Fetcher, Validators
-from ingest.fingerprint import key_chunks
-from ingest.intake import find_homepage
-from ingest.lexical import SCHEME as LEXICAL_SCHEME
-from ingest.lexical import analysis_language
+from ingest.crawl import discover
+from ingest.index.chunk import chunk_document
+from ingest.ops.alerts import Alerter
+from ingest.kb.embed import CreditExhausted, Embedder, EmbedderError, OpenAIEmbedder, QuotaExceeded, make_embedder
+from ingest.ops.guard import BreakerOpen, BudgetExceeded, SpendGuard
+from ingest.extract.html import parse_html
+from ingest.crawl.fetch import REDIRECT_STATUSES, Fetcher, Validators
+from ingest.index.fingerprint import key_chunks
+from ingest.crawl.intake import find_homepage
+from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
+from ingest.kb.lexical import analysis_language
 from ingest.models import Document, KeyedChunk, Page, RunReport
 from ingest.problems import SiteProblem
-from ingest.rawstore import RawStore
+from ingest.crawl.rawstore import RawStore
 from ingest.settings import Settings, load_exclusions
-from ingest.signals import Canonical, canonical_warning, follow, judge_canonicals, removal_warnings
-from ingest.state import StateStore
-from ingest.store import StoredPoint, open_existing_store, open_store
-from ingest.templates import strip_templates
-from ingest.urls import Scope, page_key, prefix_of
+from ingest.crawl.signals import Canonical, canonical_warning, follow, judge_canonicals, removal_warnings
+from ingest.kb.state import StateStore
+from ingest.kb.store import StoredPoint, open_existing_store, open_store
+from ingest.extract.templates import strip_templates
+from ingest.crawl.urls import Scope, page_key, prefix_of
 
 # a site with less readable text than this is a client-rendered shell.
 MIN_SITE_TEXT_CHARS = 300

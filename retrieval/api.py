@@ -3,8 +3,9 @@
 Every request carries a per-business bearer key; the key alone decides which
 business is searched, so nothing in a request can reach another business's chunks.
 The server owns the vector stores for its lifetime (embedded stores admit one
-process per data folder) and runs ingestion jobs itself (ingest.jobs), so a resync
-never takes the API down. The admin endpoints under /v1/admin take the token the
+process per data folder) and, given the work to do (`ingest.server` gives the
+pipeline's), runs ingestion jobs itself (ingest.ops.jobs), so a resync never takes
+the API down. The admin endpoints under /v1/admin take the token the
 server writes to `<data dir>/server.json`, never a business key; they are left out of
 the OpenAPI document, which describes the assistant's API.
 """
@@ -21,9 +22,9 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
-from ingest.jobs import JobRunner, announce, withdraw
+from ingest.ops.jobs import JobRunner, announce, withdraw
 from ingest.settings import Settings, load_settings
-from ingest.state import StateStore
+from ingest.kb.state import StateStore
 from retrieval.search import MAX_QUERY_CHARS, Searcher, UnknownBusiness
 
 MAX_TOP_K = 50
@@ -94,12 +95,16 @@ class AdminSearchRequest(BaseModel):
 
 
 _bearer = HTTPBearer(auto_error=False, description="A key from `ingest keys create --business ID`.")
+# What an ingestion job does: the request, a function that reads the settings afresh
+# when the job starts, and a progress callback (phase, done, total) -> a JSON-able result.
+JobWork = Callable[[JobRequest, Callable[[], Settings], Callable[[str, int, int], None]], object]
 
 
 def create_app(settings: Settings | None = None, announce_url: str | None = None,
-               load: Callable[[], Settings] | None = None) -> FastAPI:
+               load: Callable[[], Settings] | None = None, work: JobWork | None = None) -> FastAPI:
     """`announce_url`: write server.json so the CLI hands its jobs to this server.
-    `load`: reads the settings again before each job (R-10.3); default: `settings`."""
+    `load`: reads the settings again before each job (R-10.3); default: `settings`.
+    `work`: runs an ingestion job; without it the server takes no jobs (503)."""
     settings = settings or load_settings()
     load = load or (lambda: settings)
     holder: dict = {}
@@ -158,20 +163,12 @@ def create_app(settings: Settings | None = None, announce_url: str | None = None
 
     @app.post("/v1/admin/jobs", include_in_schema=False, dependencies=[Depends(admin)], status_code=202)
     def submit_job(body: JobRequest) -> dict:
-        from ingest.pipeline import run
-        from ingest.schedule import run_due
-
-        if body.kind == "run":
-            if not body.site:
-                raise HTTPException(422, "a run job needs `site`")
-
-            def work(progress):
-                report = run(body.site, load(), business=body.business, max_pages=body.max_pages, progress=progress)
-                return report.model_dump(mode="json")
-        else:
-            def work(progress):
-                return run_due(load)
-        return holder["jobs"].submit(body.kind, body.model_dump(exclude_none=True), work).to_dict()
+        if work is None:
+            raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "this server runs no ingestion jobs")
+        if body.kind == "run" and not body.site:
+            raise HTTPException(422, "a run job needs `site`")
+        return holder["jobs"].submit(body.kind, body.model_dump(exclude_none=True),
+                                     lambda progress: work(body, load, progress)).to_dict()
 
     @app.get("/v1/admin/jobs/{job_id}", include_in_schema=False, dependencies=[Depends(admin)])
     def job_status(job_id: str) -> dict:

@@ -10,12 +10,12 @@ import re
 import threading
 from dataclasses import asdict, dataclass
 
-from ingest.embed import Embedder, make_embedder
-from ingest.lexical import SCHEME as LEXICAL_SCHEME
-from ingest.lexical import query_language
+from ingest.kb.embed import Embedder, make_embedder
+from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
+from ingest.kb.lexical import query_language
 from ingest.settings import Settings, load_settings
-from ingest.state import StateStore
-from ingest.store import SearchMode, VectorStore, open_existing_store
+from ingest.kb.state import StateStore
+from ingest.kb.store import SearchMode, VectorStore, open_existing_store
 
 MAX_QUERY_CHARS = 1000
 # Two passages whose word sets overlap this much say the same thing: one is enough. *ours*

@@ -24,7 +24,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from ingest.extract import markdown_to_text, parse_html  # noqa: E402
+from ingest.extract.html import markdown_to_text, parse_html  # noqa: E402
 
 _WORDS = re.compile(r"\w+")
 _SPACE = re.compile(r"\s+")

@@ -49,10 +49,10 @@ def _percentile(values: list[float], q: float) -> float:
 def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: random.Random) -> dict[str, str]:
     """Fill state and store; returns business -> API key."""
     os.environ["SITEKB_DATA_DIR"] = str(data_dir)
-    from ingest.embed import LocalMiniLM
+    from ingest.kb.embed import LocalMiniLM
     from ingest.settings import load_settings
-    from ingest.state import StateStore
-    from ingest.store import StoredPoint, open_store
+    from ingest.kb.state import StateStore
+    from ingest.kb.store import StoredPoint, open_store
 
     settings = load_settings()
     embedder = LocalMiniLM()
@@ -106,7 +106,7 @@ async def load(base: str, keys: dict[str, str], queries: list[str], clients: int
 
 def in_process(data_dir: Path, keys: dict[str, str], queries: list[str], n: int) -> dict:
     os.environ["SITEKB_DATA_DIR"] = str(data_dir)
-    from ingest.embed import LocalMiniLM
+    from ingest.kb.embed import LocalMiniLM
     from ingest.settings import load_settings
     from retrieval.search import Searcher
 

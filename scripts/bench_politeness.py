@@ -22,7 +22,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from ingest import fetch
+from ingest.crawl import fetch
 from ingest.settings import load_settings
 
 

@@ -34,11 +34,11 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from ingest.extract import parse_html  # noqa: E402
+from ingest.extract.html import parse_html  # noqa: E402
 from ingest.pipeline import run  # noqa: E402
 from ingest.settings import load_settings  # noqa: E402
-from ingest.state import StateStore  # noqa: E402
-from ingest.urls import normalize_url  # noqa: E402
+from ingest.kb.state import StateStore  # noqa: E402
+from ingest.crawl.urls import normalize_url  # noqa: E402
 from quirk_sites import HOST, QUIRKS, build_site  # noqa: E402
 
 _LOC_HOST = re.compile(rb"<loc>\s*https?://([^/<\s]+)")

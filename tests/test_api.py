@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 
 from ingest.pipeline import run
 from ingest.settings import load_settings
-from ingest.state import StateStore
+from ingest.kb.state import StateStore
 from retrieval.api import create_app
 
 from conftest import DEMO_SITE, StaticSite, crawl_env

@@ -1,6 +1,6 @@
-from ingest.chunk import chunk_document
+from ingest.index.chunk import chunk_document
 from ingest.models import Document
-from ingest.tokens import count_tokens
+from ingest.index.tokens import count_tokens
 
 
 def _doc(markdown, title="Prices"):

@@ -1,8 +1,8 @@
 import gzip
 
-from ingest.discover import Frontier, parse_robots, parse_sitemap
+from ingest.crawl.discover import Frontier, parse_robots, parse_sitemap
 from ingest.settings import load_exclusions
-from ingest.urls import Scope
+from ingest.crawl.urls import Scope
 
 from conftest import VECTORS, needs_corpora
 
@@ -94,7 +94,7 @@ def test_rss_items_are_pages():
 def test_recent_lastmod_earns_a_priority_bonus():
     from datetime import datetime
 
-    from ingest.discover import lastmod_bonus
+    from ingest.crawl.discover import lastmod_bonus
 
     now = datetime(2026, 11, 30)
     assert lastmod_bonus("2026-10-01", now) == 1
@@ -120,7 +120,7 @@ def test_byte_budget_stops_admission():
 
 
 def test_crawl_monitor_flags_a_rate_that_does_not_fall():
-    from ingest.discover import CrawlMonitor
+    from ingest.crawl.discover import CrawlMonitor
 
     finite, endless = CrawlMonitor(), CrawlMonitor()
     queued_finite = queued_endless = 0

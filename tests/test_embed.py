@@ -1,6 +1,6 @@
 import numpy as np
 
-from ingest.embed import LocalMiniLM, make_embedder
+from ingest.kb.embed import LocalMiniLM, make_embedder
 
 
 def test_local_model_is_the_default_without_a_key(settings):

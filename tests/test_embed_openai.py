@@ -1,7 +1,7 @@
 """The OpenAI embedder against a real HTTP server on 127.0.0.1 speaking OpenAI's API."""
 import pytest
 
-from ingest.embed import CreditExhausted, EmbedderError, OpenAIEmbedder, QuotaExceeded, make_embedder
+from ingest.kb.embed import CreditExhausted, EmbedderError, OpenAIEmbedder, QuotaExceeded, make_embedder
 from ingest.settings import load_settings
 
 from fake_openai import DIMENSIONS, FakeOpenAI, error_body

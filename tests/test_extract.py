@@ -1,4 +1,4 @@
-from ingest.extract import parse_html
+from ingest.extract.html import parse_html
 
 PAGE = b"""<!doctype html><html lang="en"><head><title>Prices - Acme</title>
 <link rel="canonical" href="/prices/"><script>var x = 1;</script><style>p{}</style></head>
@@ -253,7 +253,7 @@ def test_a_posts_comment_thread_goes_and_a_forums_posts_stay():
 
 
 def test_text_format_keeps_numbers_that_are_part_of_a_heading():
-    from ingest.extract import markdown_to_text
+    from ingest.extract.html import markdown_to_text
 
     text = markdown_to_text("### 1. Excelencia\n\n- one\n2. two\n\n| a | b |\n| --- | --- |\n| 1 | 2 |")
     assert text.splitlines()[0] == "1. Excelencia"

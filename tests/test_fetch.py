@@ -6,7 +6,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from ingest.fetch import (Fetcher, HostThrottle, is_challenge_page, is_public_address, is_transient_status,
+from ingest.crawl.fetch import (Fetcher, HostThrottle, is_challenge_page, is_public_address, is_transient_status,
                           parse_retry_after)
 from ingest.settings import load_settings
 
@@ -175,7 +175,7 @@ def test_every_spelling_of_loopback_is_refused(host, scripted, monkeypatch, tmp_
 def test_redirect_to_a_private_address_is_refused_on_the_hop(scripted, monkeypatch, tmp_path):
     """127.0.0.1 plays a public host here (the only address a test can serve from);
     its redirect to ::1 must be refused when the hop connects."""
-    import ingest.fetch as fetch_module
+    import ingest.crawl.fetch as fetch_module
 
     monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "false")

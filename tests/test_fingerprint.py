@@ -1,4 +1,4 @@
-from ingest.fingerprint import fingerprint, key_chunks, point_id
+from ingest.index.fingerprint import fingerprint, key_chunks, point_id
 from ingest.models import Chunk
 
 

@@ -2,8 +2,8 @@ import asyncio
 
 import pytest
 
-from ingest.fetch import Fetcher
-from ingest.intake import find_homepage, homepage_candidates
+from ingest.crawl.fetch import Fetcher
+from ingest.crawl.intake import find_homepage, homepage_candidates
 from ingest.problems import SENTENCES, SiteProblem
 
 

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from ingest.intake import find_homepage
+from ingest.crawl.intake import find_homepage
 from ingest.models import Page
 from ingest.problems import SiteProblem
 

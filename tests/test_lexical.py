@@ -1,5 +1,5 @@
 """The language-aware lexical analysis behind BM25 search."""
-from ingest.lexical import PLAIN, analysis_language, document_terms, query_language, query_terms
+from ingest.kb.lexical import PLAIN, analysis_language, document_terms, query_language, query_terms
 
 
 def _shared(doc: str, doc_lang: str, query: str, langs) -> int:

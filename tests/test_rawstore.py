@@ -1,6 +1,6 @@
 import gzip
 
-from ingest.rawstore import RawStore
+from ingest.crawl.rawstore import RawStore
 
 
 def test_content_addressed_and_compressed(tmp_path):

@@ -1,7 +1,7 @@
 """robots.txt handling (protego + our decoding) on crawler-commons' real files, read in place."""
 import pytest
 
-from ingest.discover import parse_robots
+from ingest.crawl.discover import parse_robots
 
 from conftest import CORPORA_MISSING, VECTORS
 

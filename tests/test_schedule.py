@@ -2,7 +2,7 @@
 and timing, written out as a table rather than derived from the code under test."""
 import pytest
 
-from ingest.schedule import is_due
+from ingest.ops.schedule import is_due
 
 H, D = 3600, 86400
 NOW = 1_000 * D

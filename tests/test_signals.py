@@ -1,5 +1,5 @@
 """Site signals are hints: canonical verdicts, text similarity, the removal guard."""
-from ingest.signals import (NEAR_DUPLICATE, Canonical, canonical_warning, judge_canonicals, removal_warnings,
+from ingest.crawl.signals import (NEAR_DUPLICATE, Canonical, canonical_warning, judge_canonicals, removal_warnings,
                             text_similarity)
 
 B = "https://acme.com"

@@ -6,7 +6,7 @@ from bs4 import BeautifulSoup, Tag
 from bs4.element import Comment, Doctype, NavigableString, ProcessingInstruction, Script, Stylesheet
 
 from conftest import HANDBOOK, SHARED, needs_corpora
-from ingest import soup as html_tree
+from ingest.extract import soup as html_tree
 
 WCXB_HTML = SHARED / "corpora" / "wcxb-dev" / "html"
 

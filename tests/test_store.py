@@ -1,7 +1,7 @@
 """One contract, every VectorStore that can run here."""
 import pytest
 
-from ingest.store import EdgeStore, QdrantServerStore, StoredPoint
+from ingest.kb.store import EdgeStore, QdrantServerStore, StoredPoint
 
 
 @pytest.fixture(params=["edge", "qdrant-client"])

@@ -1,5 +1,5 @@
 from ingest.models import Document
-from ingest.templates import MIN_REMAINING_CHARS, SITE_DOCUMENT_FRAGMENT, find_template_lines, strip_templates
+from ingest.extract.templates import MIN_REMAINING_CHARS, SITE_DOCUMENT_FRAGMENT, find_template_lines, strip_templates
 
 NAV = "- Home\n- Rooms\n- Prices\n- Contact"
 FOOTER = "12 Quay Street, Porthkerris\nPhone +44 1736 555 0199"

@@ -10,7 +10,7 @@ import csv
 
 import pytest
 
-from ingest.urls import normalize_url
+from ingest.crawl.urls import normalize_url
 
 from conftest import CORPORA_MISSING, VECTORS
 

@@ -1,7 +1,7 @@
 import pytest
 
 from ingest.settings import load_exclusions
-from ingest.urls import Scope, normalize_url, page_key, prefix_of, site_host
+from ingest.crawl.urls import Scope, normalize_url, page_key, prefix_of, site_host
 
 
 @pytest.mark.parametrize("raw, expected", [

@@ -109,7 +109,7 @@ def test_write_without_a_key_explains_what_is_missing(demo_site, settings, capsy
 
 
 def test_write_with_a_model_under_the_spend_guard(demo_site, settings, monkeypatch, capsys):
-    from ingest.guard import SpendGuard
+    from ingest.ops.guard import SpendGuard
 
     with FakeOpenAI() as fake:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")

@@ -6,8 +6,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 from ingest.pipeline import run
-from ingest.state import StateStore
-from ingest.store import open_store
+from ingest.kb.state import StateStore
+from ingest.kb.store import open_store
 from retrieval import search
 
 from conftest import CORPORA_MISSING, HANDBOOK, shared_static_site, crawl_env

@@ -5,8 +5,8 @@ import pytest
 
 from ingest.pipeline import run
 from ingest.settings import load_settings
-from ingest.state import StateStore
-from ingest.store import open_existing_store
+from ingest.kb.state import StateStore
+from ingest.kb.store import open_existing_store
 
 from conftest import crawl_env
 from hostile_site import CONTENT, HostileSite

@@ -15,11 +15,11 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from ingest import pipeline
-from ingest.guard import SpendGuard
-from ingest.schedule import due_sources, run_due
+from ingest.ops.guard import SpendGuard
+from ingest.ops.schedule import due_sources, run_due
 from ingest.settings import load_settings
-from ingest.state import StateStore
-from ingest.store import EdgeStore
+from ingest.kb.state import StateStore
+from ingest.kb.store import EdgeStore
 
 from fake_openai import FakeOpenAI, error_body
 from test_resync import Site, assert_consistent
@@ -128,7 +128,7 @@ def test_credit_exhaustion_opens_the_breaker_for_an_hour_and_alerts_once(ops, se
 
 def test_two_quota_errors_in_a_row_open_it_for_half_an_hour(ops, settings, monkeypatch):
     site, fake, smtp, _ = ops
-    monkeypatch.setattr("ingest.embed.OpenAIEmbedder.attempts", 1)
+    monkeypatch.setattr("ingest.kb.embed.OpenAIEmbedder.attempts", 1)
     clock = Clock()
     fake.failures = [(429, error_body("rate_limit_exceeded", "slow down"))]
     assert _run(site, clock).error_kind == "QuotaExceeded"
@@ -204,7 +204,7 @@ def test_weekly_schedule_runs_due_sources_with_settings_read_per_job(ops, settin
     site, fake, smtp, _ = ops
     clock = Clock()
     assert _run(site, clock).error is None
-    assert run_due(load_settings, clock) == []  # refreshed just now
+    assert run_due(load_settings, pipeline.run, clock) == []  # refreshed just now
     seen = []
 
     def spy(url, job_settings, business, clock):
@@ -213,10 +213,10 @@ def test_weekly_schedule_runs_due_sources_with_settings_read_per_job(ops, settin
         return pipeline.run(url, job_settings, business=business, clock=clock)
 
     clock.advance(60 * 24 * 8)
-    outcomes = run_due(load_settings, clock, runner=spy)
+    outcomes = run_due(load_settings, spy, clock)
     assert len(outcomes) == 1 and outcomes[0]["error"] is None and seen == [500]
     clock.advance(60 * 24 * 8)
-    outcomes = run_due(load_settings, clock, runner=spy)
+    outcomes = run_due(load_settings, spy, clock)
     assert seen == [500, 3]  # the next job read the new setting
     assert outcomes[0]["pages"]["skipped"].get("budget")
     assert _status(settings) == "capped"
@@ -248,7 +248,7 @@ def test_one_worker_per_business_and_a_crashed_holder_releases_it(ops, settings)
 
 
 def test_a_run_killed_mid_crawl_resumes_without_downloading_again(ops, settings, monkeypatch):
-    from ingest.fetch import Fetcher
+    from ingest.crawl.fetch import Fetcher
 
     site, *_ = ops
     real_fetch = Fetcher.fetch

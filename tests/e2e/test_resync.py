@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from ingest import pipeline
-from ingest.embed import EmbedderError, LocalMiniLM
+from ingest.kb.embed import EmbedderError, LocalMiniLM
 from ingest.settings import load_settings
-from ingest.state import StateStore
-from ingest.store import EdgeStore, StoredPoint, open_existing_store
+from ingest.kb.state import StateStore
+from ingest.kb.store import EdgeStore, StoredPoint, open_existing_store
 
 from conftest import StaticSite
 from fake_openai import FakeOpenAI
@@ -316,7 +316,7 @@ def test_embedding_failure_midway_keeps_paid_vectors(site, settings, monkeypatch
 
 
 def test_knowledge_base_from_an_older_lexical_analysis_is_reanalysed_without_paying(site, settings):
-    from ingest.lexical import SCHEME
+    from ingest.kb.lexical import SCHEME
     from retrieval.search import Searcher
 
     assert _run(site).problem is None

@@ -14,10 +14,10 @@ import pytest
 import uvicorn
 
 from ingest.cli import main
-from ingest.jobs import ServerLink, find_server, server_file
-from ingest.state import StateStore
-from ingest.store import EdgeStore
-from retrieval.api import create_app
+from ingest.ops.jobs import ServerLink, find_server, server_file
+from ingest.kb.state import StateStore
+from ingest.kb.store import EdgeStore
+from ingest.server import create_server_app
 
 from conftest import free_port, ingest_serve, wait_healthy
 
@@ -98,7 +98,7 @@ def test_a_stale_announcement_is_ignored(settings):
 @pytest.fixture
 def inprocess_server(settings):
     port = free_port()
-    app = create_app(settings, announce_url=f"http://127.0.0.1:{port}")
+    app = create_server_app(settings, announce_url=f"http://127.0.0.1:{port}")
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -10,7 +10,7 @@ import pytest
 
 from ingest.cli import main
 from ingest.pipeline import run
-from ingest.state import StateStore
+from ingest.kb.state import StateStore
 
 from conftest import crawl_env
 from quirk_sites import HOST, build_site, page, prose
@@ -46,7 +46,7 @@ class Crawl:
             state.close()
 
     def texts(self, business: str = "quirk") -> list[str]:
-        from ingest.store import open_existing_store
+        from ingest.kb.store import open_existing_store
 
         state = StateStore(self.settings.state_path)
         try:

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from enum import Enum
 
-from ingest.urls import page_key
+from ingest.crawl.urls import page_key
 
 # Extracted texts this similar (word-bag F1) are one page written twice. *ours*
 NEAR_DUPLICATE = 0.9

@@ -55,7 +55,7 @@ def _recovered_blocks(doc: Document) -> set[str]:
 
 def find_template_lines(documents: list[Document]) -> frozenset[str]:
     """Lines present on more than half of all pages, or of the pages of one language.
-    A recovered block (ingest.extract) is judged whole, whatever its length: one found
+    A recovered block (ingest.extract.html) is judged whole, whatever its length: one found
     on more than half of the pages contributes all its lines (R-5.2, R-6.1)."""
     groups: dict[str, list[Document]] = defaultdict(list)
     for doc in documents:

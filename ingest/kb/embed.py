@@ -9,7 +9,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ingest.chunk import CHUNKING_VERSION
+from ingest.index.chunk import CHUNKING_VERSION
 from ingest.settings import Settings
 
 MINILM_TOKENIZER = Path(__file__).resolve().parent / "model-files" / "minilm-tokenizer.json"
@@ -171,7 +171,7 @@ class OpenAIEmbedder:
         return embedder_id(self.model, self.dimensions)
 
     def _batches(self, texts: list[str]) -> list[list[str]]:
-        from ingest.tokens import count_tokens
+        from ingest.index.tokens import count_tokens
 
         batches: list[list[str]] = [[]]
         tokens = 0

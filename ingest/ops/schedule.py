@@ -12,8 +12,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ingest.kb.state import StateStore
+from ingest.models import RunReport
 from ingest.settings import Settings
-from ingest.state import StateStore
 
 DAY = 24 * 3600
 
@@ -62,12 +63,11 @@ def due_sources(settings: Settings, now: float) -> list[Due]:
     return result
 
 
-def run_due(load: Callable[[], Settings], clock: Callable[[], float] = time.time, runner=None) -> list[dict]:
-    """Refreshes every due source, one after another. Settings are read again before each
-    job (R-10.3), so a change takes effect at the next job without a restart."""
-    from ingest.pipeline import run
-
-    runner = runner or run
+def run_due(load: Callable[[], Settings], runner: Callable[..., RunReport],
+            clock: Callable[[], float] = time.time) -> list[dict]:
+    """Refreshes every due source with `runner` (the pipeline's `run`), one after another.
+    Settings are read again before each job (R-10.3), so a change takes effect at the next
+    job without a restart."""
     outcomes = []
     for due in due_sources(load(), clock()):
         if not due.due or not due.root_url:
@@ -80,12 +80,12 @@ def run_due(load: Callable[[], Settings], clock: Callable[[], float] = time.time
     return outcomes
 
 
-def scheduler(load: Callable[[], Settings], interval_s: float, stop: threading.Event,
-              clock: Callable[[], float] = time.time, on_round=None, run_round=None) -> None:
-    """The long-running form of `ingest resync --due`: one round, then wait, until stopped.
-    `run_round` replaces a local round (the CLI hands rounds to a running server)."""
+def scheduler(run_round: Callable[[], list[dict]], interval_s: float, stop: threading.Event,
+              on_round=None) -> None:
+    """The long-running form of `ingest resync --due`: one round (`run_round`: `run_due`,
+    or a round handed to a running server), then wait, until stopped."""
     while not stop.is_set():
-        outcomes = run_round() if run_round else run_due(load, clock)
+        outcomes = run_round()
         if on_round:
             on_round(outcomes)
         stop.wait(interval_s)

@@ -5,10 +5,10 @@ import ipaddress
 import re
 from urllib.parse import urlsplit
 
-from ingest.fetch import Fetcher
+from ingest.crawl.fetch import Fetcher
 from ingest.models import Page
 from ingest.problems import SiteProblem
-from ingest.urls import normalize_url
+from ingest.crawl.urls import normalize_url
 
 BLOCKED_STATUSES = frozenset({401, 403, 429, 451, 503})
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")

@@ -8,28 +8,18 @@ paragraphs by sentences, then words.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 
+from ingest.extract.markdown import HEADING, in_code
 from ingest.models import Chunk, Document
-from ingest.tokens import count_tokens
+from ingest.index.tokens import count_tokens
 
 CHUNKING_VERSION = "1"
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _WORD = re.compile(r"\w")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
-
-
-def in_code(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
-    """(line, whether it is part of a fenced code block, its fences included)."""
-    fenced = False
-    for line in lines:
-        fence = line.lstrip().startswith("```")
-        if fence:
-            fenced = not fenced
-        yield line, fenced or fence
 
 
 def _sections(markdown: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 from protego import Protego
 
-from ingest.urls import Scope, page_key
+from ingest.crawl.urls import Scope, page_key
 
 MAX_SITEMAP_DEPTH = 3
 # A sitemap lastmod within this many days earns a priority bonus. *ours*

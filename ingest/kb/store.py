@@ -21,7 +21,7 @@ from typing import Any, Literal, Protocol
 
 import qdrant_edge as qe
 
-from ingest.lexical import document_terms, query_terms
+from ingest.kb.lexical import document_terms, query_terms
 from ingest.settings import Settings
 
 DENSE = "dense"
@@ -74,7 +74,7 @@ class VectorStore(Protocol):
 
     def search(self, business: str, vector: list[float] | None, text: str, limit: int,
                mode: SearchMode = "hybrid", langs: tuple[str, ...] = (), dense_weight: float = 1.0) -> list[Hit]:
-        """`langs`: the languages the business's chunks were analysed in (ingest.lexical).
+        """`langs`: the languages the business's chunks were analysed in (ingest.kb.lexical).
         `dense_weight` scales the dense ranking's share of the fusion (lexical: 1)."""
         ...
 

@@ -21,8 +21,8 @@ from urllib.parse import unquote, urljoin
 from bs4 import BeautifulSoup, Tag
 from markdownify import MarkdownConverter
 
-from ingest import soup as html_tree
-from ingest.chunk import HEADING, in_code
+from ingest.extract import soup as html_tree
+from ingest.extract.markdown import HEADING, in_code
 from ingest.models import Document
 
 REMOVE_TAGS = ("script", "style", "template", "iframe", "svg", "canvas",

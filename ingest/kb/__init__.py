@@ -1,0 +1,2 @@
+"""Knowledge base: what ingestion writes and retrieval reads: the vector store, the
+state database, the embedders and the lexical (BM25) analysis."""
