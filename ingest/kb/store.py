@@ -2,8 +2,8 @@
 
 `EdgeStore` (default) runs Qdrant's engine in-process (qdrant-edge): HNSW, a
 keyword index on `business`, BM25 sparse vectors with IDF, RRF fusion. Measured
-here it answers filtered searches ~500× faster than qdrant-client's local mode
-(ENVIRONMENT.md). `QdrantServerStore` speaks to a Qdrant server (SITEKB_QDRANT_URL)
+here it answers filtered searches ~500× faster than qdrant-client's local mode,
+which scans every point in Python (docs/architecture.md). `QdrantServerStore` speaks to a Qdrant server (SITEKB_QDRANT_URL)
 with qdrant-client; tests run it in qdrant-client's local mode.
 
 One collection per embedder identity, so vectors of different models never mix.
@@ -322,7 +322,7 @@ class SharedStore:
     folder, so a process opens each store once and hands out handles: the API server's
     searches and the ingestion jobs it runs share it. `close()` closes the store when
     the last handle goes. A search never runs between a page's delete and its write
-    (`swap()`), so it sees the page's old or new chunks, never neither (SPEC §0)."""
+    (`swap()`), so it sees the page's old or new chunks, never neither."""
 
     def __init__(self, key: tuple, entry: "_Entry") -> None:
         self._key, self._entry, self._closed = key, entry, False

@@ -111,7 +111,7 @@ class SpendGuard:
             self._db.execute("INSERT INTO spend (business, job, kind, units, usd, at) VALUES (?, ?, ?, ?, ?, ?)",
                              (business, job, kind, units, usd, self.clock()))
 
-    # Plan usage (seed 000: 3 brief runs a month on Free, 150 on Business).
+    # Plan usage: 3 brief runs a month on Free, 150 on Business.
     def brief_runs_left(self, business: str) -> int:
         """Brief runs left this month; raises UsageExhausted when none are."""
         allowance = self.settings.plans.get(self.settings.plan)

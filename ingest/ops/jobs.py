@@ -1,7 +1,7 @@
 """Ingestion jobs inside the process that owns the knowledge base.
 
-Embedded stores admit one process per data folder, and SPEC §0 wants ingestion and
-serving at the same time. So `ingest serve` owns the stores and runs ingestion jobs
+Embedded stores admit one process per data folder, and a resync must never take the
+retrieval API down: ingestion and serving run at the same time. So `ingest serve` owns the stores and runs ingestion jobs
 itself, one at a time, on a worker thread; `ingest run`, `ingest resync --due`, the
 scheduler and `ingest search` hand their work to it when it runs (`ServerLink`), and
 open the stores themselves when it does not.

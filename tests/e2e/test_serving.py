@@ -1,4 +1,4 @@
-"""Ingestion while serving (SPEC §0): the running API server owns the knowledge base and
+"""Ingestion while serving: the running API server owns the knowledge base and
 runs ingestion jobs itself; the CLI hands its work to it; searches during a resync see
 every page's old or new chunks, never neither."""
 from __future__ import annotations
