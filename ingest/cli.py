@@ -3,6 +3,7 @@
 Exit status: 0 success; 2 the site has a problem (kind and sentence on stderr) or
 the command/settings are wrong; 1 internal error.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -11,14 +12,15 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC
 
+from ingest.index.tokens import TokenizerUnavailable
 from ingest.kb.embed import EmbedderUnavailable
-from ingest.ops.jobs import ServerError
-from ingest.models import RunReport
-from ingest.settings import SettingsError, load_settings
 from ingest.kb.state import StateStore
 from ingest.kb.store import StoreError
-from ingest.index.tokens import TokenizerUnavailable
+from ingest.models import RunReport
+from ingest.ops.jobs import ServerError
+from ingest.settings import SettingsError, load_settings
 
 EXIT_OK, EXIT_INTERNAL, EXIT_PROBLEM = 0, 1, 2
 
@@ -94,8 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ingest: {exc}", file=sys.stderr)
         return EXIT_PROBLEM
     except StoreError as exc:  # e.g. a running `ingest serve` holds the embedded store: the user can act
-        print(f"ingest: {exc}; stop the other process (e.g. `ingest serve`) or point SITEKB_QDRANT_URL "
-              "at a Qdrant server", file=sys.stderr)
+        print(
+            f"ingest: {exc}; stop the other process (e.g. `ingest serve`) or point SITEKB_QDRANT_URL "
+            "at a Qdrant server",
+            file=sys.stderr,
+        )
         return EXIT_PROBLEM
     except ServerError as exc:
         print(f"ingest: {exc}", file=sys.stderr)
@@ -122,8 +127,10 @@ def _progress(enabled: bool) -> Iterator:
 
     tasks: dict[str, int] = {}
     labels = {"fetch": "Fetching pages", "embed": "Embedding chunks"}
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  transient=False) as bar:
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=False
+    ) as bar:
+
         def update(phase: str, done: int, total: int) -> None:
             if phase not in tasks:
                 tasks[phase] = bar.add_task(labels.get(phase, phase), total=total)
@@ -158,8 +165,11 @@ def _run(args, settings) -> int:
         print(f"ingest: {report.problem}: {report.message}", file=sys.stderr)
         return EXIT_PROBLEM
     if report.error:
-        print(f"ingest: the run stopped: {report.error}. Vectors already paid for are kept and "
-              "reused by the next run; the knowledge base is as it was for pages not yet written.", file=sys.stderr)
+        print(
+            f"ingest: the run stopped: {report.error}. Vectors already paid for are kept and "
+            "reused by the next run; the knowledge base is as it was for pages not yet written.",
+            file=sys.stderr,
+        )
         return EXIT_INTERNAL
     return EXIT_OK
 
@@ -170,11 +180,15 @@ def _print_report(report: RunReport) -> None:
     p, c, e = report.pages, report.chunks, report.embedding
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(p.skipped.items())) or "none"
     print(f"{report.site} → business {report.business!r}")
-    print(f"  pages: {p.discovered} discovered, {p.fetched} fetched, {p.not_modified} not modified, "
-          f"{p.failed} failed, {p.empty} empty; skipped: {skipped}")
+    print(
+        f"  pages: {p.discovered} discovered, {p.fetched} fetched, {p.not_modified} not modified, "
+        f"{p.failed} failed, {p.empty} empty; skipped: {skipped}"
+    )
     print(f"  chunks: {c.added} added, {c.unchanged} unchanged, {c.deleted} deleted, {c.total} in the knowledge base")
     print(f"  embedding: {e.model}, {e.calls} calls, {e.tokens} tokens, ${report.spend_usd:.4f}")
-    print(f"  template: {report.templates.template_lines} repeated lines, {report.templates.chars_dropped} chars dropped")
+    print(
+        f"  template: {report.templates.template_lines} repeated lines, {report.templates.chars_dropped} chars dropped"
+    )
     for warning in report.warnings:
         print(f"  warning: {warning}")
     print(f"  took {report.seconds:.1f}s")
@@ -212,13 +226,13 @@ def _search(args, settings) -> int:
 
 def _status(args, settings) -> int:
     import time
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from ingest.ops.guard import SpendGuard
     from ingest.ops.schedule import due_sources
 
     def when(ts: float | None) -> str | None:
-        return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if ts else None
+        return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else None
 
     businesses = []
     if settings.state_path.exists():
@@ -231,21 +245,36 @@ def _status(args, settings) -> int:
                 print(f"ingest: unknown business {args.business!r}", file=sys.stderr)
                 return EXIT_PROBLEM
             until, reason = guard.breaker()
-            breaker = {"open": until > time.time(), "until": when(until) if until > time.time() else None,
-                       "reason": reason if until > time.time() else None}
+            breaker = {
+                "open": until > time.time(),
+                "until": when(until) if until > time.time() else None,
+                "reason": reason if until > time.time() else None,
+            }
             schedule = {(d.business, d.site): d for d in due_sources(settings, time.time())}
             for business in ids:
                 last = state.last_report(business)
                 sources = []
                 for source in state.sources(business):
                     due = schedule.get((business, source["site"]))
-                    sources.append({**source, "next_refresh": "now" if due and due.due else when(due.next_at) if due
-                                    else None, "refresh_note": due.reason if due else None})
-                businesses.append({
-                    "business": business, "embedder": state.embedder_of(business), "chunks": state.chunk_count(business),
-                    "sources": sources, "spend_today_usd": round(guard.spent_today(business), 6), "breaker": breaker,
-                    "last_error": (last.get("error") or last.get("message") or None) if last else None,
-                    "last_run": last})
+                    sources.append(
+                        {
+                            **source,
+                            "next_refresh": "now" if due and due.due else when(due.next_at) if due else None,
+                            "refresh_note": due.reason if due else None,
+                        }
+                    )
+                businesses.append(
+                    {
+                        "business": business,
+                        "embedder": state.embedder_of(business),
+                        "chunks": state.chunk_count(business),
+                        "sources": sources,
+                        "spend_today_usd": round(guard.spent_today(business), 6),
+                        "breaker": breaker,
+                        "last_error": (last.get("error") or last.get("message") or None) if last else None,
+                        "last_run": last,
+                    }
+                )
         finally:
             guard.close()
             state.close()
@@ -259,13 +288,17 @@ def _status(args, settings) -> int:
     for b in businesses:
         print(f"{b['business']}: {b['chunks']} chunks ({b['embedder']}), spent today ${b['spend_today_usd']:.4f}")
         for s in b["sources"]:
-            print(f"  source {s['site']} ({s['root_url']}): {s['status']}; next refresh {s['next_refresh']} "
-                  f"({s['refresh_note']})")
+            print(
+                f"  source {s['site']} ({s['root_url']}): {s['status']}; next refresh {s['next_refresh']} "
+                f"({s['refresh_note']})"
+            )
         last = b["last_run"]
         if last:
             outcome = f"problem {last['problem']}" if last.get("problem") else (last.get("error_kind") or "ok")
-            print(f"  last run: {outcome}, {last['pages']['fetched']} pages fetched, "
-                  f"{last['chunks']['added']} chunks added, {last['seconds']:.1f}s")
+            print(
+                f"  last run: {outcome}, {last['pages']['fetched']} pages fetched, "
+                f"{last['chunks']['added']} chunks added, {last['seconds']:.1f}s"
+            )
             for warning in last.get("warnings", []):
                 print(f"  warning: {warning}")
         if b["last_error"]:
@@ -287,10 +320,13 @@ def _extract(args, settings) -> int:
         async def get():
             async with Fetcher(settings) as fetcher:
                 return await fetcher.fetch(args.source)
+
         page = asyncio.run(get())
         if not (page.ok and page.status == 200):
-            print(f"ingest: could not fetch {args.source}: {page.error or f'HTTP {page.status}'} {page.detail}".rstrip(),
-                  file=sys.stderr)
+            print(
+                f"ingest: could not fetch {args.source}: {page.error or f'HTTP {page.status}'} {page.detail}".rstrip(),
+                file=sys.stderr,
+            )
             return EXIT_PROBLEM
         body, url = page.body, page.final_url
     else:
@@ -314,8 +350,7 @@ def _server(settings, quiet: bool = False):
 
     link = find_server(settings)
     if link is not None and not quiet:
-        print(f"ingest: handing the job to the server at {link.url}, which owns {settings.data_dir}",
-              file=sys.stderr)
+        print(f"ingest: handing the job to the server at {link.url}, which owns {settings.data_dir}", file=sys.stderr)
     return link
 
 
@@ -343,8 +378,10 @@ def _resync(args) -> int:
             print("nothing due")
         for o in outcomes:
             outcome = o["problem"] or o["error_kind"] or "ok"
-            print(f"{o['business']} ({o['site']}): {outcome}; {o['chunks']['added']} added, "
-                  f"{o['chunks']['deleted']} deleted, {o['embedding']['calls']} embedding calls")
+            print(
+                f"{o['business']} ({o['site']}): {outcome}; {o['chunks']['added']} added, "
+                f"{o['chunks']['deleted']} deleted, {o['embedding']['calls']} embedding calls"
+            )
     stopped = any(o["error_kind"] == "BreakerOpen" for o in outcomes)
     return EXIT_INTERNAL if stopped else EXIT_OK
 
@@ -375,10 +412,10 @@ def _brief(args, settings) -> int:
     from urllib.parse import urlsplit
 
     from ingest.brief import build_brief, write_brief
-    from ingest.ops.guard import BudgetExceeded, SpendGuard, UsageExhausted
     from ingest.crawl.intake import homepage_candidates
-    from ingest.problems import SiteProblem
     from ingest.crawl.urls import site_host
+    from ingest.ops.guard import BudgetExceeded, SpendGuard, UsageExhausted
+    from ingest.problems import SiteProblem
 
     try:
         business = args.business or site_host(urlsplit(homepage_candidates(args.site)[0]).hostname or args.site)
@@ -386,8 +423,11 @@ def _brief(args, settings) -> int:
         print(f"ingest: {problem.kind}: {problem.message}", file=sys.stderr)
         return EXIT_PROBLEM
     if args.write and settings.openai_api_key is None:
-        print("ingest: --write needs a model to write the brief: set OPENAI_API_KEY (or run without --write "
-              "to see the pages and sitemap summary the model would read)", file=sys.stderr)
+        print(
+            "ingest: --write needs a model to write the brief: set OPENAI_API_KEY (or run without --write "
+            "to see the pages and sitemap summary the model would read)",
+            file=sys.stderr,
+        )
         return EXIT_PROBLEM
     guard = SpendGuard(settings)
     try:
@@ -440,10 +480,17 @@ def _serve(args, settings) -> int:
         return EXIT_PROBLEM
     host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     url = f"http://{'[' + host + ']' if ':' in host else host}:{args.port}"
-    print(f"retrieval API on http://{args.host}:{args.port} (OpenAPI at /docs); ingestion jobs for "
-          f"{settings.data_dir} run here while it runs; Ctrl-C stops it", file=sys.stderr)
-    uvicorn.run(create_server_app(settings, announce_url=url, load=load_settings), host=args.host, port=args.port,
-                log_level="warning")
+    print(
+        f"retrieval API on http://{args.host}:{args.port} (OpenAPI at /docs); ingestion jobs for "
+        f"{settings.data_dir} run here while it runs; Ctrl-C stops it",
+        file=sys.stderr,
+    )
+    uvicorn.run(
+        create_server_app(settings, announce_url=url, load=load_settings),
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+    )
     return EXIT_OK
 
 
@@ -457,8 +504,11 @@ def _keys(args, settings) -> int:
                 print(f"ingest: {exc}", file=sys.stderr)
                 return EXIT_PROBLEM
             print(secret)
-            print(f"Created {key_id} for {args.business}. Keep the key now: it is stored only as a hash and "
-                  "cannot be shown again.", file=sys.stderr)
+            print(
+                f"Created {key_id} for {args.business}. Keep the key now: it is stored only as a hash and "
+                "cannot be shown again.",
+                file=sys.stderr,
+            )
         elif args.keys_command == "list":
             for key in state.keys(args.business):
                 revoked = " (revoked)" if key["revoked_at"] else ""

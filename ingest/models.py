@@ -1,4 +1,5 @@
 """Typed, immutable data passed between stages."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -5,6 +5,7 @@ Order of writes: vectors are computed first and kept in the state as they arrive
 (the store is untouched while we pay, and a crash pays nothing twice); then, page by
 page, stale points are deleted and the new ones written (R-8.3).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -13,32 +14,32 @@ import hashlib
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 import numpy as np
 
 from ingest.crawl import discover
-from ingest.index.chunk import chunk_document
-from ingest.ops.alerts import Alerter
-from ingest.kb.embed import CreditExhausted, Embedder, EmbedderError, OpenAIEmbedder, QuotaExceeded, make_embedder
-from ingest.ops.guard import BreakerOpen, BudgetExceeded, SpendGuard
-from ingest.extract.html import parse_html
 from ingest.crawl.fetch import REDIRECT_STATUSES, Fetcher, Validators
-from ingest.index.fingerprint import key_chunks
 from ingest.crawl.intake import find_homepage
+from ingest.crawl.rawstore import RawStore
+from ingest.crawl.signals import Canonical, canonical_warning, follow, judge_canonicals, removal_warnings
+from ingest.crawl.urls import Scope, page_key, prefix_of
+from ingest.extract.html import parse_html
+from ingest.extract.templates import strip_templates
+from ingest.index.chunk import chunk_document
+from ingest.index.fingerprint import key_chunks
+from ingest.kb.embed import CreditExhausted, Embedder, EmbedderError, OpenAIEmbedder, QuotaExceeded, make_embedder
 from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
 from ingest.kb.lexical import analysis_language
-from ingest.models import Document, KeyedChunk, Page, RunReport
-from ingest.problems import SiteProblem
-from ingest.crawl.rawstore import RawStore
-from ingest.settings import Settings, load_exclusions
-from ingest.crawl.signals import Canonical, canonical_warning, follow, judge_canonicals, removal_warnings
 from ingest.kb.state import StateStore
 from ingest.kb.store import StoredPoint, open_existing_store, open_store
-from ingest.extract.templates import strip_templates
-from ingest.crawl.urls import Scope, page_key, prefix_of
+from ingest.models import Document, KeyedChunk, Page, RunReport
+from ingest.ops.alerts import Alerter
+from ingest.ops.guard import BreakerOpen, BudgetExceeded, SpendGuard
+from ingest.problems import SiteProblem
+from ingest.settings import Settings, load_exclusions
 
 # R-2.7: a site with less readable text than this is a client-rendered shell.
 MIN_SITE_TEXT_CHARS = 300
@@ -78,8 +79,15 @@ class CrawlResult:
     superseded: set[str] = field(default_factory=set)
 
 
-def run(site: str, settings: Settings, business: str | None = None, max_pages: int | None = None,
-        progress: Progress = _no_progress, index: bool = True, clock=time.time) -> RunReport:
+def run(
+    site: str,
+    settings: Settings,
+    business: str | None = None,
+    max_pages: int | None = None,
+    progress: Progress = _no_progress,
+    index: bool = True,
+    clock=time.time,
+) -> RunReport:
     """Ingest or resync one site. Site problems, spend caps, the breaker and provider
     failures come back in the report; other failures are recorded, then raised.
     `index=False` discovers and fetches only (the report's page and crawl figures)."""
@@ -96,9 +104,14 @@ def run(site: str, settings: Settings, business: str | None = None, max_pages: i
         report.error, report.error_kind = str(exc), type(exc).__name__
     except BudgetExceeded as exc:
         report.error, report.error_kind = str(exc), type(exc).__name__
-        _alert(report, alerter, f"pause:{report.business}:{_today(clock)}", f"{report.business} paused by the spend cap",
-               f"Refreshing {report.site} stopped: {exc}. What was already paid for is kept; the source is "
-               "paused_budget and is not refreshed automatically until it is run by hand.")
+        _alert(
+            report,
+            alerter,
+            f"pause:{report.business}:{_today(clock)}",
+            f"{report.business} paused by the spend cap",
+            f"Refreshing {report.site} stopped: {exc}. What was already paid for is kept; the source is "
+            "paused_budget and is not refreshed automatically until it is run by hand.",
+        )
     except EmbedderError as exc:
         report.error, report.error_kind = str(exc), type(exc).__name__
         failed = True
@@ -114,8 +127,13 @@ def run(site: str, settings: Settings, business: str | None = None, max_pages: i
             _breaker_opened(report, alerter, guard.job_failed(), clock)
         spent = guard.spent_today()
         if spent > settings.alert_spend_usd:
-            _alert(report, alerter, f"spend:{_today(clock)}", f"daily spend passed ${settings.alert_spend_usd:.2f}",
-                   f"sitekb has spent ${spent:.2f} today (UTC); the daily cap is ${settings.daily_cap_total_usd:.2f}.")
+            _alert(
+                report,
+                alerter,
+                f"spend:{_today(clock)}",
+                f"daily spend passed ${settings.alert_spend_usd:.2f}",
+                f"sitekb has spent ${spent:.2f} today (UTC); the daily cap is ${settings.daily_cap_total_usd:.2f}.",
+            )
         guard.close()
         alerter.close()
     report.seconds = round(time.monotonic() - started, 3)
@@ -123,7 +141,7 @@ def run(site: str, settings: Settings, business: str | None = None, max_pages: i
 
 
 def _today(clock) -> str:
-    return datetime.fromtimestamp(clock(), timezone.utc).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(clock(), UTC).strftime("%Y-%m-%d")
 
 
 def _alert(report: RunReport, alerter: Alerter, event: str, subject: str, body: str) -> None:
@@ -132,9 +150,14 @@ def _alert(report: RunReport, alerter: Alerter, event: str, subject: str, body: 
 
 def _breaker_opened(report: RunReport, alerter: Alerter, reason: str | None, clock) -> None:
     if reason:
-        _alert(report, alerter, f"breaker:{int(clock())}", "circuit breaker opened: jobs paused",
-               f"No new sitekb jobs start for now: {reason}. The last job was {report.business} ({report.site}): "
-               f"{report.error}")
+        _alert(
+            report,
+            alerter,
+            f"breaker:{int(clock())}",
+            "circuit breaker opened: jobs paused",
+            f"No new sitekb jobs start for now: {reason}. The last job was {report.business} ({report.site}): "
+            f"{report.error}",
+        )
 
 
 def _links_of(page: Page) -> tuple[str, ...]:
@@ -161,8 +184,17 @@ def _business_lock(settings: Settings, business: str) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-async def _run(site: str, settings: Settings, business: str | None, max_pages: int | None,
-               report: RunReport, progress: Progress, started: float, index: bool, guard: SpendGuard) -> None:
+async def _run(
+    site: str,
+    settings: Settings,
+    business: str | None,
+    max_pages: int | None,
+    report: RunReport,
+    progress: Progress,
+    started: float,
+    index: bool,
+    guard: SpendGuard,
+) -> None:
     exclusions = load_exclusions()
     async with Fetcher(settings) as intake_fetcher:
         try:
@@ -183,14 +215,30 @@ async def _run(site: str, settings: Settings, business: str | None, max_pages: i
             state.set_source(source_id, root_url=scope.home)
             run_id = state.start_run(business, source_id)
             guard.check(business)  # at job start (R-9.1)
-            crawl = await _crawl(scope, homepage, settings, state, source_id, max_pages or settings.max_pages,
-                                 report, progress)
+            crawl = await _crawl(
+                scope, homepage, settings, state, source_id, max_pages or settings.max_pages, report, progress
+            )
             if settings.proxy_url and settings.proxy_price_per_gb:
-                guard.record(business, f"run-{run_id}", "proxy_bytes", report.bytes_transferred,
-                             report.bytes_transferred / 1e9 * settings.proxy_price_per_gb)
+                guard.record(
+                    business,
+                    f"run-{run_id}",
+                    "proxy_bytes",
+                    report.bytes_transferred,
+                    report.bytes_transferred / 1e9 * settings.proxy_price_per_gb,
+                )
             if index:
-                _index(crawl, business, source_id, crawl.homepage_url, settings, state, report, progress,
-                       guard, f"run-{run_id}")
+                _index(
+                    crawl,
+                    business,
+                    source_id,
+                    crawl.homepage_url,
+                    settings,
+                    state,
+                    report,
+                    progress,
+                    guard,
+                    f"run-{run_id}",
+                )
             capped = report.pages.skipped.get("budget") or report.pages.skipped.get("budget_bytes")
             state.set_source(source_id, status="capped" if capped else "ok", last_run_id=run_id)
         except SiteProblem as problem:
@@ -213,8 +261,16 @@ async def _run(site: str, settings: Settings, business: str | None, max_pages: i
             state.close()
 
 
-async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateStore, source_id: int,
-                 max_pages: int, report: RunReport, progress: Progress) -> CrawlResult:
+async def _crawl(
+    scope: Scope,
+    homepage: Page,
+    settings: Settings,
+    state: StateStore,
+    source_id: int,
+    max_pages: int,
+    report: RunReport,
+    progress: Progress,
+) -> CrawlResult:
     raw = RawStore(settings.raw_dir)
     known = state.pages(source_id)
     had_content = {c.url for c in state.chunks(source_id).values() if "#" not in c.url}
@@ -226,8 +282,9 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
     offsite_moves: list[str] = []
     async with Fetcher(settings, in_scope=lambda url: scope.in_site(scope.normalize(url) or "")) as fetcher:
         robots = await _robots(fetcher, scope, settings, report)
-        frontier = discover.Frontier(scope, max_pages, settings.max_depth, robots, settings.user_agent,
-                                     max_bytes=settings.max_site_bytes)
+        frontier = discover.Frontier(
+            scope, max_pages, settings.max_depth, robots, settings.user_agent, max_bytes=settings.max_site_bytes
+        )
         monitor = discover.CrawlMonitor()
         delay = robots.crawl_delay(settings.user_agent) if robots else None
         if delay:
@@ -270,7 +327,9 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                     report.pages.skip("redirect")
                     return
             validators = Validators(stored.etag, stored.last_modified) if stored and stored.raw_sha256 else None
-            page = homepage if url == homepage.url and validators is None else await fetcher.fetch(url, validators, depth)
+            page = (
+                homepage if url == homepage.url and validators is None else await fetcher.fetch(url, validators, depth)
+            )
             spent(page)
             body = raw.get(stored.raw_sha256 or "") if page.not_modified and stored else None
             if page.not_modified and body is None:  # raw copy lost: fetch again, unconditionally
@@ -312,8 +371,15 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
                 report.pages.skip("unreadable")
                 return
             # Saved as it is read: a run killed mid-crawl resumes with conditional requests (R-10.4).
-            state.save_page(source_id, url, page.status if not page.not_modified else 200, page.etag,
-                            page.last_modified, digest, doc.title)
+            state.save_page(
+                source_id,
+                url,
+                page.status if not page.not_modified else 200,
+                page.etag,
+                page.last_modified,
+                digest,
+                doc.title,
+            )
             stub = scope.normalize(doc.refresh, url) if doc.refresh else None
             if stub and page_key(stub) != page_key(url):
                 # A meta refresh stub is a redirect written in HTML: followed within the site,
@@ -364,13 +430,25 @@ async def _crawl(scope: Scope, homepage: Page, settings: Settings, state: StateS
         for key, n in fetcher.status_counts.items():
             report.pages.status_counts[key] = report.pages.status_counts.get(key, 0) + n
 
-    removed = {url for url, missed in state.count_missing(source_id, frontier.linked).items()
-               if missed >= MISSING_RUNS_TO_REMOVE}
+    removed = {
+        url
+        for url, missed in state.count_missing(source_id, frontier.linked).items()
+        if missed >= MISSING_RUNS_TO_REMOVE
+    }
     homepage_url = scope.normalize(homepage.url) or homepage.url
     result.homepage_url = follow(homepage_url, moved)
     _save_alternates(state, source_id, scope, reads, moved)
-    _select(reads, _Moves(moved, offsite_moves, frontier.held_back()), frontier.excluded_paths, removed, had_content,
-            scope, homepage_url, report, result)
+    _select(
+        reads,
+        _Moves(moved, offsite_moves, frontier.held_back()),
+        frontier.excluded_paths,
+        removed,
+        had_content,
+        scope,
+        homepage_url,
+        report,
+        result,
+    )
     for url in redirects:
         state.save_page(source_id, url, REDIRECT_STATUSES_MARK, None, None, None, None)
     for url, page in result.gone.items():
@@ -396,18 +474,35 @@ class _Moves:
     held_back: dict[str, str]
 
 
-def _select(reads: list[_Read], moves: _Moves, excluded_paths: set[str], removed: set[str], had_content: set[str],
-            scope: Scope, homepage_url: str, report: RunReport, result: CrawlResult) -> None:
+def _select(
+    reads: list[_Read],
+    moves: _Moves,
+    excluded_paths: set[str],
+    removed: set[str],
+    had_content: set[str],
+    scope: Scope,
+    homepage_url: str,
+    report: RunReport,
+    result: CrawlResult,
+) -> None:
     """Which pages read this run are indexed: noindex pages go, a canonical copy goes only
     when its target says the same, one URL per body stays. Fills `result` (documents, gone,
     superseded) and reports the rules that took pages."""
     read_paths = {r.url.split("?", 1)[0] for r in reads}  # a listing read without its facets lost nothing
-    taken: dict[str, list[str]] = {"offsite redirect": moves.offsite,
-                                   "exclusion pattern": sorted(excluded_paths - read_paths)}
+    taken: dict[str, list[str]] = {
+        "offsite redirect": moves.offsite,
+        "exclusion pattern": sorted(excluded_paths - read_paths),
+    }
     noindex = {r.url for r in reads if r.doc.noindex or "noindex" in r.page.x_robots_tag.lower()}
     indexable = [r for r in reads if r.url not in noindex]
-    canonicals = judge_canonicals({r.url: r.canonical for r in indexable}, {r.url: r.doc.markdown for r in indexable},
-                                  moves.moved, set(result.gone), scope.in_site, homepage_url)
+    canonicals = judge_canonicals(
+        {r.url: r.canonical for r in indexable},
+        {r.url: r.doc.markdown for r in indexable},
+        moves.moved,
+        set(result.gone),
+        scope.in_site,
+        homepage_url,
+    )
     candidates: list[_Read] = []
     for read in sorted(reads, key=lambda r: r.url):
         if read.url in noindex:
@@ -428,16 +523,23 @@ def _select(reads: list[_Read], moves: _Moves, excluded_paths: set[str], removed
         else:
             report.pages.skip("duplicate")
             taken.setdefault("duplicate", []).append(read.url)
-    _report_signals(report, canonicals, {r.url: r.canonical for r in reads}, taken,
-                    sum(1 for r in reads if r.doc.text_chars) + len(moves.offsite))
+    _report_signals(
+        report,
+        canonicals,
+        {r.url: r.canonical for r in reads},
+        taken,
+        sum(1 for r in reads if r.doc.text_chars) + len(moves.offsite),
+    )
     indexed = {page_key(d.url): d.url for d in result.documents}
     elsewhere = {url: follow(url, moves.moved) for url in moves.moved} | moves.held_back
     result.superseded = {*taken.get("canonical", []), *taken.get("duplicate", [])} | {
-        url for url, target in elsewhere.items() if indexed.get(page_key(target), url) != url and url not in result.gone}
+        url for url, target in elsewhere.items() if indexed.get(page_key(target), url) != url and url not in result.gone
+    }
 
 
-def _save_alternates(state: StateStore, source_id: int, scope: Scope, reads: list[_Read],
-                     moved: dict[str, str]) -> None:
+def _save_alternates(
+    state: StateStore, source_id: int, scope: Scope, reads: list[_Read], moved: dict[str, str]
+) -> None:
     """Each page's translations, named by the URL each was read under this run (an
     hreflang link may spell it /de/x where the page is /de/x/)."""
     read_by_key = {page_key(r.url): r.url for r in reads}
@@ -458,8 +560,13 @@ def _shown(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def _report_signals(report: RunReport, canonicals: dict[str, Canonical], canonical_of: dict[str, str | None],
-                    taken: dict[str, list[str]], pages_with_content: int) -> None:
+def _report_signals(
+    report: RunReport,
+    canonicals: dict[str, Canonical],
+    canonical_of: dict[str, str | None],
+    taken: dict[str, list[str]],
+    pages_with_content: int,
+) -> None:
     """Canonical links not obeyed, and rules that took much of the site, go into the report."""
     for verdict in canonicals.values():
         if verdict is not Canonical.DUPLICATE:
@@ -468,8 +575,9 @@ def _report_signals(report: RunReport, canonicals: dict[str, Canonical], canonic
     warning = canonical_warning(canonicals, _shown, canonical_of)
     if warning:
         report.warnings.append(warning)
-    report.warnings.extend(removal_warnings({rule: urls for rule, urls in taken.items() if urls},
-                                            pages_with_content, _shown))
+    report.warnings.extend(
+        removal_warnings({rule: urls for rule, urls in taken.items() if urls}, pages_with_content, _shown)
+    )
 
 
 # Duplicate bodies above this share of pages read (from 10 on) look like a generated space (R-3.7). *ours*
@@ -488,19 +596,23 @@ def _crawl_health(report: RunReport, monitor: discover.CrawlMonitor, pages_read:
     health.duplicate_rate = round(duplicates / pages_read, 3) if pages_read else 0.0
     health.bytes_per_useful_page = report.bytes_transferred // useful_pages if useful_pages else 0
     requests = sum(report.pages.status_counts.values())
-    blocked = sum(report.pages.status_counts.get(s, 0) for s in ("403", "406")) + report.pages.skipped.get("challenge", 0)
+    blocked = sum(report.pages.status_counts.get(s, 0) for s in ("403", "406")) + report.pages.skipped.get(
+        "challenge", 0
+    )
     health.blocked_share = round(blocked / requests, 3) if requests else 0.0
     if monitor.trap_warning:
         report.warnings.append(monitor.trap_warning)
     if duplicates >= 10 and health.duplicate_rate > DUPLICATE_RATE_TO_WARN:
         report.warnings.append(
             f"{duplicates} of {pages_read} pages repeat another page's content: the site may serve one page "
-            "under many URLs (session ids, filters); only one copy of each is kept")
+            "under many URLs (session ids, filters); only one copy of each is kept"
+        )
     if requests >= MIN_REQUESTS_TO_JUDGE and health.blocked_share >= BLOCKED_SHARE_TO_WARN:
         report.warnings.append(
             f"the site blocks our server's network: {blocked} of {requests} requests were refused (HTTP 403 or "
             "a bot challenge). Ask the site's owner or host to allow our crawler's IP address, or set "
-            "SITEKB_PROXY_URL to crawl through a proxy they allow")
+            "SITEKB_PROXY_URL to crawl through a proxy they allow"
+        )
 
 
 @dataclass(frozen=True)
@@ -566,7 +678,8 @@ async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots, report: RunRepor
         report.misconfigured["sitemap_other_host"] = sum(foreign.values())
         report.warnings.append(
             f"the sitemap names another host ({hosts}) for {sum(foreign.values())} entries, a base URL set wrongly "
-            f"when the site was built: read at the same paths on {scope.label} instead")
+            f"when the site was built: read at the same paths on {scope.label} instead"
+        )
     return pages
 
 
@@ -578,18 +691,36 @@ def _on_site(scope: Scope, url: str | None, foreign: dict[str, int]) -> str | No
     return scope.listed(url)
 
 
-def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str, settings: Settings,
-           state: StateStore, report: RunReport, progress: Progress, guard: SpendGuard, job: str) -> None:
+def _index(
+    crawl: CrawlResult,
+    business: str,
+    source_id: int,
+    homepage_url: str,
+    settings: Settings,
+    state: StateStore,
+    report: RunReport,
+    progress: Progress,
+    guard: SpendGuard,
+    job: str,
+) -> None:
     documents = crawl.documents
     report.pages.empty = sum(1 for d in documents if d.text_chars == 0)
     if sum(d.text_chars for d in documents) < MIN_SITE_TEXT_CHARS:
         # A rule that took the site's pages says so here too: the run stops on this problem.
-        raise SiteProblem("empty", "; ".join([f"{sum(d.text_chars for d in documents)} characters of text on "
-                                              f"{len(documents)} pages", *report.warnings]))
+        raise SiteProblem(
+            "empty",
+            "; ".join(
+                [
+                    f"{sum(d.text_chars for d in documents)} characters of text on {len(documents)} pages",
+                    *report.warnings,
+                ]
+            ),
+        )
     if crawl.previous_pages >= MIN_PAGES_FOR_COVERAGE and len(documents) < MIN_COVERAGE * crawl.previous_pages:
         report.warnings.append(
             f"coverage collapsed: {len(documents)} pages read this run against {crawl.previous_pages} last run; "
-            "nothing was deleted or written, the knowledge base is unchanged")
+            "nothing was deleted or written, the knowledge base is unchanged"
+        )
         report.chunks.unchanged = report.chunks.total = state.chunk_count(business)
         return
     stripped = strip_templates(documents, homepage_url)
@@ -605,8 +736,11 @@ def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str,
 
     stored = state.chunks(source_id)
     new_by_id = {k.point_id: k for k in keyed}
-    stale = [pid for pid, c in stored.items()
-             if (c.url in processed_urls and pid not in new_by_id) or c.url in crawl.gone or c.url in crawl.superseded]
+    stale = [
+        pid
+        for pid, c in stored.items()
+        if (c.url in processed_urls and pid not in new_by_id) or c.url in crawl.gone or c.url in crawl.superseded
+    ]
     to_add = [k for pid, k in new_by_id.items() if pid not in stored]
     report.chunks.unchanged = sum(1 for pid in new_by_id if pid in stored)
 
@@ -628,25 +762,48 @@ def _index(crawl: CrawlResult, business: str, source_id: int, homepage_url: str,
             fresh = new_by_url.get(url, [])
             with store.swap():  # searches in this process wait for the pair (SharedStore)
                 store.delete(doomed)
-                store.upsert([StoredPoint(k.point_id, vectors[k.point_id], _payload(k, business, embedder.id))
-                              for k in fresh])
+                store.upsert(
+                    [StoredPoint(k.point_id, vectors[k.point_id], _payload(k, business, embedder.id)) for k in fresh]
+                )
             state.delete_chunks(doomed)
             report.chunks.deleted += len(doomed)
-            state.add_chunks(source_id, [(k.point_id, k.chunk.url, k.fingerprint, k.chunk.heading, k.chunk.position,
-                                          k.chunk.tokens, embedder.id) for k in fresh])
+            state.add_chunks(
+                source_id,
+                [
+                    (
+                        k.point_id,
+                        k.chunk.url,
+                        k.fingerprint,
+                        k.chunk.heading,
+                        k.chunk.position,
+                        k.chunk.tokens,
+                        embedder.id,
+                    )
+                    for k in fresh
+                ],
+            )
             state.drop_pending([k.point_id for k in fresh])
             report.chunks.added += len(fresh)
         state.set_embedder(business, embedder.id)
         payloads = store.payloads(business)  # one read of the business's points serves both checks
-        _reanalyse(store, state, business, payloads, {d.url: d.lang for d in all_docs}, {k.point_id for k in to_add},
-                   report)
+        _reanalyse(
+            store, state, business, payloads, {d.url: d.lang for d in all_docs}, {k.point_id for k in to_add}, report
+        )
         _verify(store, state, business, embedder.id, set(payloads), report)
     finally:
         store.close()
 
 
-def _embed(embedder: Embedder, to_add: list[KeyedChunk], state: StateStore, report: RunReport,
-           progress: Progress, guard: SpendGuard, business: str, job: str) -> dict[str, list[float]]:
+def _embed(
+    embedder: Embedder,
+    to_add: list[KeyedChunk],
+    state: StateStore,
+    report: RunReport,
+    progress: Progress,
+    guard: SpendGuard,
+    business: str,
+    job: str,
+) -> dict[str, list[float]]:
     """Vectors for `to_add`, reusing those paid for by an earlier, interrupted run. Each
     batch is saved as soon as it arrives, so an error or a kill loses no paid work."""
     cached = state.pending(embedder.id, [k.point_id for k in to_add])
@@ -654,7 +811,7 @@ def _embed(embedder: Embedder, to_add: list[KeyedChunk], state: StateStore, repo
     missing = [k for k in to_add if k.point_id not in vectors]
     batch = EMBED_BATCH
     for start in range(0, len(missing), batch):
-        part = missing[start:start + batch]
+        part = missing[start : start + batch]
         if isinstance(embedder, OpenAIEmbedder):  # the local model costs nothing
             estimate = sum(k.chunk.tokens for k in part) * embedder.price_per_mtok / 1e6
             guard.check(business, estimate)  # before every embedding batch (R-9.1)
@@ -688,28 +845,51 @@ def _delete_other_embedders(stale: list[str], current: str, settings: Settings, 
 
 def _payload(keyed: KeyedChunk, business: str, embedder_id: str) -> dict:
     chunk = keyed.chunk
-    return {"business": business, "url": chunk.url, "title": chunk.title, "heading_path": chunk.heading,
-            "text": chunk.text, "position": chunk.position, "fingerprint": keyed.fingerprint, "embedder": embedder_id,
-            "lang": chunk.lang}
+    return {
+        "business": business,
+        "url": chunk.url,
+        "title": chunk.title,
+        "heading_path": chunk.heading,
+        "text": chunk.text,
+        "position": chunk.position,
+        "fingerprint": keyed.fingerprint,
+        "embedder": embedder_id,
+        "lang": chunk.lang,
+    }
 
 
-def _reanalyse(store, state: StateStore, business: str, payloads: dict[str, dict], lang_by_url: dict[str, str],
-               written: set[str], report: RunReport) -> None:
+def _reanalyse(
+    store,
+    state: StateStore,
+    business: str,
+    payloads: dict[str, dict],
+    lang_by_url: dict[str, str],
+    written: set[str],
+    report: RunReport,
+) -> None:
     """Bring chunks indexed under an older lexical analysis (or with a page language that
     has since changed) up to date from their stored text and vectors: no embedding calls.
     Rewrites points in place; the set of point ids does not change."""
     scheme, _ = state.lexical_of(business)
     lang_of = {pid: lang_by_url.get(p.get("url"), p.get("lang", "")) for pid, p in payloads.items()}
-    stale = {pid for pid, p in payloads.items()
-             if pid not in written and (scheme != LEXICAL_SCHEME or p.get("lang", "") != lang_of[pid])}
+    stale = {
+        pid
+        for pid, p in payloads.items()
+        if pid not in written and (scheme != LEXICAL_SCHEME or p.get("lang", "") != lang_of[pid])
+    }
     if stale:
-        points = [StoredPoint(p.id, p.vector, {**p.payload, "lang": lang_of[p.id]})
-                  for p in store.points(business) if p.id in stale]
+        points = [
+            StoredPoint(p.id, p.vector, {**p.payload, "lang": lang_of[p.id]})
+            for p in store.points(business)
+            if p.id in stale
+        ]
         for start in range(0, len(points), 256):
-            store.upsert(points[start:start + 256])
+            store.upsert(points[start : start + 256])
         if scheme != LEXICAL_SCHEME:
-            report.warnings.append(f"re-indexed {len(points)} unchanged chunks for the lexical analysis "
-                                   f"{LEXICAL_SCHEME} from their stored text (no embedding calls)")
+            report.warnings.append(
+                f"re-indexed {len(points)} unchanged chunks for the lexical analysis "
+                f"{LEXICAL_SCHEME} from their stored text (no embedding calls)"
+            )
     state.set_lexical(business, LEXICAL_SCHEME, {analysis_language(lang) for lang in lang_of.values()})
 
 
@@ -724,6 +904,8 @@ def _verify(store, state: StateStore, business: str, embedder_id: str, in_store:
     missing = in_state - in_store
     if missing:
         state.delete_chunks(sorted(missing))
-        report.warnings.append(f"{len(missing)} chunks recorded in the state were missing from the vector store; "
-                               "they will be re-embedded on the next run")
+        report.warnings.append(
+            f"{len(missing)} chunks recorded in the state were missing from the vector store; "
+            "they will be re-embedded on the next run"
+        )
     report.chunks.total = state.chunk_count(business)

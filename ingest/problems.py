@@ -1,4 +1,5 @@
 """The eight ways a site can fail intake (R-2.4), each with a sentence for a business owner."""
+
 from __future__ import annotations
 
 from typing import Literal

@@ -4,6 +4,7 @@ Precedence: explicit overrides > environment (`SITEKB_*`) > `.env` >
 `config/defaults.toml`. `OPENAI_API_KEY` is read without the prefix, as users
 already have it set.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,9 +32,7 @@ class SettingsError(ValueError):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="SITEKB_", env_file=".env", extra="ignore", populate_by_name=True
-    )
+    model_config = SettingsConfigDict(env_prefix="SITEKB_", env_file=".env", extra="ignore", populate_by_name=True)
 
     data_dir: Path = Path("./data")
     allow_private_hosts: bool = False
@@ -123,8 +122,7 @@ def load_settings(**overrides: object) -> Settings:
         settings = Settings(**overrides)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
-            for err in exc.errors()
+            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}" for err in exc.errors()
         )
         raise SettingsError(f"invalid setting ({problems})") from None
     except tomllib.TOMLDecodeError as exc:

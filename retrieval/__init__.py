@@ -1,4 +1,5 @@
 """Retrieval over a business's knowledge base: one code path for the CLI, the API and in-process use."""
+
 from retrieval.search import SearchHit, search
 
 __all__ = ["SearchHit", "search"]

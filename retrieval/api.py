@@ -9,22 +9,23 @@ the API down. The admin endpoints under /v1/admin take the token the
 server writes to `<data dir>/server.json`, never a business key; they are left out of
 the OpenAPI document, which describes the assistant's API.
 """
+
 from __future__ import annotations
 
 import hmac
 import threading
 from collections.abc import Callable
 from contextlib import asynccontextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
+from ingest.kb.state import StateStore
 from ingest.ops.jobs import JobRunner, announce, withdraw
 from ingest.settings import Settings, load_settings
-from ingest.kb.state import StateStore
 from retrieval.search import MAX_QUERY_CHARS, Searcher, UnknownBusiness
 
 MAX_TOP_K = 50
@@ -100,8 +101,12 @@ _bearer = HTTPBearer(auto_error=False, description="A key from `ingest keys crea
 JobWork = Callable[[JobRequest, Callable[[], Settings], Callable[[str, int, int], None]], object]
 
 
-def create_app(settings: Settings | None = None, announce_url: str | None = None,
-               load: Callable[[], Settings] | None = None, work: JobWork | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    announce_url: str | None = None,
+    load: Callable[[], Settings] | None = None,
+    work: JobWork | None = None,
+) -> FastAPI:
     """`announce_url`: write server.json so the CLI hands its jobs to this server.
     `load`: reads the settings again before each job (R-10.3); default: `settings`.
     `work`: runs an ingestion job; without it the server takes no jobs (503)."""
@@ -125,8 +130,12 @@ def create_app(settings: Settings | None = None, announce_url: str | None = None
             holder["searcher"].close()
             holder["state"].close()
 
-    app = FastAPI(title="sitekb retrieval API", version="1", lifespan=lifespan,
-                  description="Search a business's website knowledge base. Authenticate with a bearer key.")
+    app = FastAPI(
+        title="sitekb retrieval API",
+        version="1",
+        lifespan=lifespan,
+        description="Search a business's website knowledge base. Authenticate with a bearer key.",
+    )
 
     def state_call(method: str, *args):
         with holder["lock"]:
@@ -152,10 +161,17 @@ def create_app(settings: Settings | None = None, announce_url: str | None = None
 
     def admin(credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
         token = holder.get("token")
-        if (token is None or credentials is None or credentials.scheme.lower() != "bearer"
-                or not hmac.compare_digest(credentials.credentials.encode(), token.encode())):
-            raise HTTPException(status.HTTP_401_UNAUTHORIZED, "admin endpoints take the token in server.json",
-                                headers={"WWW-Authenticate": "Bearer"})
+        if (
+            token is None
+            or credentials is None
+            or credentials.scheme.lower() != "bearer"
+            or not hmac.compare_digest(credentials.credentials.encode(), token.encode())
+        ):
+            raise HTTPException(
+                status.HTTP_401_UNAUTHORIZED,
+                "admin endpoints take the token in server.json",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
 
     @app.get("/v1/admin/ping", include_in_schema=False, dependencies=[Depends(admin)])
     def ping() -> dict:
@@ -167,8 +183,11 @@ def create_app(settings: Settings | None = None, announce_url: str | None = None
             raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "this server runs no ingestion jobs")
         if body.kind == "run" and not body.site:
             raise HTTPException(422, "a run job needs `site`")
-        return holder["jobs"].submit(body.kind, body.model_dump(exclude_none=True),
-                                     lambda progress: work(body, load, progress)).to_dict()
+        return (
+            holder["jobs"]
+            .submit(body.kind, body.model_dump(exclude_none=True), lambda progress: work(body, load, progress))
+            .to_dict()
+        )
 
     @app.get("/v1/admin/jobs/{job_id}", include_in_schema=False, dependencies=[Depends(admin)])
     def job_status(job_id: str) -> dict:
@@ -191,8 +210,10 @@ def create_app(settings: Settings | None = None, announce_url: str | None = None
         return SearchResponse(business=business, hits=[Hit(**h.to_dict()) for h in hits])
 
     @app.get("/v1/chunks", response_model=PageChunks)
-    def chunks(url: str = Query(min_length=1, max_length=2048, description="A hit's url."),
-               business: str = Depends(business_of)) -> PageChunks:
+    def chunks(
+        url: str = Query(min_length=1, max_length=2048, description="A hit's url."),
+        business: str = Depends(business_of),
+    ) -> PageChunks:
         try:
             store = holder["searcher"].store_for(business)
         except UnknownBusiness as exc:
@@ -200,15 +221,31 @@ def create_app(settings: Settings | None = None, announce_url: str | None = None
         payloads = store.page_chunks(business, url) if store else []
         if not payloads:
             raise HTTPException(status.HTTP_404_NOT_FOUND, f"no page {url!r} in this knowledge base")
-        return PageChunks(url=url, chunks=[Chunk(text=p["text"], heading_path=p.get("heading_path", ""),
-                                                 position=p.get("position", 0)) for p in payloads])
+        return PageChunks(
+            url=url,
+            chunks=[
+                Chunk(text=p["text"], heading_path=p.get("heading_path", ""), position=p.get("position", 0))
+                for p in payloads
+            ],
+        )
 
     @app.get("/v1/sources", response_model=Sources)
     def sources(business: str = Depends(business_of)) -> Sources:
         rows = state_call("source_summaries", business)
-        return Sources(business=business, sources=[
-            Source(**{**row, "last_refreshed_at": datetime.fromtimestamp(row["last_refreshed_at"], timezone.utc)
-                      if row["last_refreshed_at"] else None}) for row in rows])
+        return Sources(
+            business=business,
+            sources=[
+                Source(
+                    **{
+                        **row,
+                        "last_refreshed_at": datetime.fromtimestamp(row["last_refreshed_at"], UTC)
+                        if row["last_refreshed_at"]
+                        else None,
+                    }
+                )
+                for row in rows
+            ],
+        )
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception):  # never a stack trace to a caller

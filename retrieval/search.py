@@ -4,6 +4,7 @@ One code path for the CLI, the HTTP API and in-process use: `Searcher` keeps the
 vector stores and the query embedder open (the API holds one for its lifetime);
 `search()` opens one for a single query.
 """
+
 from __future__ import annotations
 
 import re
@@ -13,9 +14,9 @@ from dataclasses import asdict, dataclass
 from ingest.kb.embed import Embedder, make_embedder
 from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
 from ingest.kb.lexical import query_language
-from ingest.settings import Settings, load_settings
 from ingest.kb.state import StateStore
 from ingest.kb.store import SearchMode, VectorStore, open_existing_store
+from ingest.settings import Settings, load_settings
 
 MAX_QUERY_CHARS = 1000
 # Two passages whose word sets overlap this much say the same thing: one is enough. *ours*
@@ -50,8 +51,9 @@ def collapse_near_duplicates(hits: list[SearchHit], limit: int) -> list[SearchHi
     kept: list[tuple[SearchHit, set[str]]] = []
     for hit in hits:
         words = _words(hit.text)
-        if any(words and other and len(words & other) / len(words | other) >= NEAR_DUPLICATE_JACCARD
-               for _, other in kept):
+        if any(
+            words and other and len(words & other) / len(words | other) >= NEAR_DUPLICATE_JACCARD for _, other in kept
+        ):
             continue
         kept.append((hit, words))
         if len(kept) == limit:
@@ -81,7 +83,7 @@ class Searcher:
         self._lock = threading.Lock()
         self._state: StateStore | None = None  # one connection, opened on first use
 
-    def __enter__(self) -> "Searcher":
+    def __enter__(self) -> Searcher:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -102,14 +104,18 @@ class Searcher:
     def _index_of(self, business: str) -> tuple[str, tuple[str, ...]]:
         """The business's embedder and the languages its lexical index was analysed in."""
         if not self.settings.state_path.exists():
-            raise UnknownBusiness(f"no knowledge base for {business!r} (nothing ingested under {self.settings.data_dir})")
+            raise UnknownBusiness(
+                f"no knowledge base for {business!r} (nothing ingested under {self.settings.data_dir})"
+            )
         with self._lock:
             if self._state is None:
                 self._state = StateStore(self.settings.state_path, shared=True)
             embedder_id = self._state.embedder_of(business)
             scheme, languages = self._state.lexical_of(business)
         if embedder_id is None:
-            raise UnknownBusiness(f"no knowledge base for {business!r}; run `ingest run SITE --business {business}` first")
+            raise UnknownBusiness(
+                f"no knowledge base for {business!r}; run `ingest run SITE --business {business}` first"
+            )
         # A knowledge base not yet re-indexed under the current analysis was analysed plainly.
         return embedder_id, languages if scheme == LEXICAL_SCHEME else ()
 
@@ -124,8 +130,9 @@ class Searcher:
     def store_for(self, business: str) -> VectorStore | None:
         return self._open(self.embedder_id(business))[1]
 
-    def search(self, business: str, query: str, k: int = 5, mode: SearchMode = "hybrid",
-               vector: list[float] | None = None) -> list[SearchHit]:
+    def search(
+        self, business: str, query: str, k: int = 5, mode: SearchMode = "hybrid", vector: list[float] | None = None
+    ) -> list[SearchHit]:
         """Top-k chunks of `business`. `vector` skips the query embedding (benchmarks)."""
         query = query.strip()
         if not query:
@@ -138,16 +145,32 @@ class Searcher:
             return []
         if vector is None and mode != "lexical":
             vector = embedder.embed_query(query)
-        hits = store.search(business, vector, query, k * 2, mode=mode, langs=languages,
-                            dense_weight=dense_weight(query, languages, getattr(embedder, "languages", None)))
-        found = [SearchHit(text=h.payload.get("text", ""), heading_path=h.payload.get("heading_path", ""),
-                           url=h.payload.get("url", ""), title=h.payload.get("title", ""), score=round(h.score, 6),
-                           position=int(h.payload.get("position", 0))) for h in hits]
+        hits = store.search(
+            business,
+            vector,
+            query,
+            k * 2,
+            mode=mode,
+            langs=languages,
+            dense_weight=dense_weight(query, languages, getattr(embedder, "languages", None)),
+        )
+        found = [
+            SearchHit(
+                text=h.payload.get("text", ""),
+                heading_path=h.payload.get("heading_path", ""),
+                url=h.payload.get("url", ""),
+                title=h.payload.get("title", ""),
+                score=round(h.score, 6),
+                position=int(h.payload.get("position", 0)),
+            )
+            for h in hits
+        ]
         return collapse_near_duplicates(found, k)
 
 
-def search(business: str, query: str, k: int = 5, settings: Settings | None = None,
-           mode: SearchMode = "hybrid") -> list[SearchHit]:
+def search(
+    business: str, query: str, k: int = 5, settings: Settings | None = None, mode: SearchMode = "hybrid"
+) -> list[SearchHit]:
     """Top-k chunks of `business` for `query`. Raises UnknownBusiness when nothing was ingested for it."""
     with Searcher(settings or load_settings()) as searcher:
         return searcher.search(business, query, k, mode)

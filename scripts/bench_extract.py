@@ -11,6 +11,7 @@ CPU-second for each extractor. trafilatura runs with its defaults
 (its crates come from crates.io) and is compared through its published figures.
 Prints JSON; docs/benchmarks.md records it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,16 @@ from ingest.extract.html import markdown_to_text, parse_html  # noqa: E402
 
 _WORDS = re.compile(r"\w+")
 _SPACE = re.compile(r"\s+")
-RS_TRAFILATURA_PUBLISHED = {"all": 0.859, "article": 0.932, "documentation": 0.932, "service": 0.844,
-                            "forum": 0.808, "collection": 0.716, "listing": 0.707, "product": 0.641}
+RS_TRAFILATURA_PUBLISHED = {
+    "all": 0.859,
+    "article": 0.932,
+    "documentation": 0.932,
+    "service": 0.844,
+    "forum": 0.808,
+    "collection": 0.716,
+    "listing": 0.707,
+    "product": 0.641,
+}
 
 
 def _tokens(text: str) -> Counter:
@@ -109,8 +118,10 @@ def main() -> None:
                 "with_found": round(sum(withs) / len(withs), 3) if withs else None,
                 "without_leaked": round(sum(leaks) / len(leaks), 3) if leaks else None,
             }
-        result["extractors"][name] = {"by_type": summary,
-                                      "pages_per_cpu_second": round(scored / cpu[name], 1) if cpu[name] else None}
+        result["extractors"][name] = {
+            "by_type": summary,
+            "pages_per_cpu_second": round(scored / cpu[name], 1) if cpu[name] else None,
+        }
     result["rs_trafilatura_published_f1"] = RS_TRAFILATURA_PUBLISHED
     print(json.dumps(result, indent=2))
 

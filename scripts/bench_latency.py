@@ -13,6 +13,7 @@ throughput over HTTP (query embedding with the local model included), the same s
 in-process with the query vector given (embedding excluded), the embedding alone, and
 the server's peak memory. Prints JSON; docs/benchmarks.md records it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,9 +51,9 @@ def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: r
     """Fill state and store; returns business -> API key."""
     os.environ["SITEKB_DATA_DIR"] = str(data_dir)
     from ingest.kb.embed import LocalMiniLM
-    from ingest.settings import load_settings
     from ingest.kb.state import StateStore
     from ingest.kb.store import StoredPoint, open_store
+    from ingest.settings import load_settings
 
     settings = load_settings()
     embedder = LocalMiniLM()
@@ -71,12 +72,25 @@ def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: r
             text = f"Page {i % 50} > Section {i % 7}\n\n" + " ".join(rng.choice(vocab) for _ in range(60))
             pid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{business}/{i}"))
             url = f"https://{business}.example/page-{i % 50}/"
-            points.append(StoredPoint(pid, vectors[i].tolist(), {
-                "business": business, "url": url, "title": f"Page {i % 50}", "heading_path": f"Page {i % 50}",
-                "text": text, "position": i // 50, "fingerprint": pid, "embedder": embedder.id}))
+            points.append(
+                StoredPoint(
+                    pid,
+                    vectors[i].tolist(),
+                    {
+                        "business": business,
+                        "url": url,
+                        "title": f"Page {i % 50}",
+                        "heading_path": f"Page {i % 50}",
+                        "text": text,
+                        "position": i // 50,
+                        "fingerprint": pid,
+                        "embedder": embedder.id,
+                    },
+                )
+            )
             rows.append((pid, url, pid, f"Page {i % 50}", i // 50, 100, embedder.id))
         for start in range(0, chunks, 1000):
-            store.upsert(points[start:start + 1000])
+            store.upsert(points[start : start + 1000])
         state.add_chunks(source_id, rows)
         keys[business] = state.create_key(business, "bench")[1]
     store.close()
@@ -84,7 +98,9 @@ def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: r
     return keys
 
 
-async def load(base: str, keys: dict[str, str], queries: list[str], clients: int, requests: int) -> tuple[list[float], float]:
+async def load(
+    base: str, keys: dict[str, str], queries: list[str], clients: int, requests: int
+) -> tuple[list[float], float]:
     latencies: list[float] = []
     businesses = list(keys)
     counter = iter(range(requests))
@@ -94,8 +110,11 @@ async def load(base: str, keys: dict[str, str], queries: list[str], clients: int
             for i in counter:
                 business = businesses[(i * 7 + n) % len(businesses)]
                 started = time.perf_counter()
-                response = await http.post("/v1/search", json={"query": queries[i % len(queries)], "top_k": 5},
-                                           headers={"Authorization": f"Bearer {keys[business]}"})
+                response = await http.post(
+                    "/v1/search",
+                    json={"query": queries[i % len(queries)], "top_k": 5},
+                    headers={"Authorization": f"Bearer {keys[business]}"},
+                )
                 latencies.append((time.perf_counter() - started) * 1000)
                 response.raise_for_status()
 
@@ -124,11 +143,18 @@ def in_process(data_dir: Path, keys: dict[str, str], queries: list[str], n: int)
         searcher.search(businesses[0], queries[0], 5, vector=vectors[0])
         for i in range(n):
             started = time.perf_counter()
-            searcher.search(businesses[i % len(businesses)], queries[i % len(queries)], 5, vector=vectors[i % len(vectors)])
+            searcher.search(
+                businesses[i % len(businesses)], queries[i % len(queries)], 5, vector=vectors[i % len(vectors)]
+            )
             search_ms.append((time.perf_counter() - started) * 1000)
-    return {"search_without_embedding_ms": {"p50": _percentile(search_ms, .5), "p95": _percentile(search_ms, .95),
-                                            "p99": _percentile(search_ms, .99)},
-            "query_embedding_ms": {"p50": _percentile(embed_ms, .5), "p95": _percentile(embed_ms, .95)}}
+    return {
+        "search_without_embedding_ms": {
+            "p50": _percentile(search_ms, 0.5),
+            "p95": _percentile(search_ms, 0.95),
+            "p99": _percentile(search_ms, 0.99),
+        },
+        "query_embedding_ms": {"p50": _percentile(embed_ms, 0.5), "p95": _percentile(embed_ms, 0.95)},
+    }
 
 
 def main() -> None:
@@ -151,8 +177,9 @@ def main() -> None:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         env = {**os.environ, "SITEKB_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
-        server = subprocess.Popen([sys.executable, "-m", "ingest.cli", "serve", "--port", str(port)], env=env,
-                                  stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "ingest.cli", "serve", "--port", str(port)], env=env, stderr=subprocess.DEVNULL
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             for _ in range(200):
@@ -165,18 +192,27 @@ def main() -> None:
             http = {}
             for clients in args.clients or [1, 4, 8]:
                 latencies, seconds = asyncio.run(load(base, keys, queries, clients, args.requests))
-                http[f"{clients}_clients"] = {"p50_ms": _percentile(latencies, .5), "p95_ms": _percentile(latencies, .95),
-                                              "p99_ms": _percentile(latencies, .99),
-                                              "throughput_qps": round(len(latencies) / seconds, 1)}
+                http[f"{clients}_clients"] = {
+                    "p50_ms": _percentile(latencies, 0.5),
+                    "p95_ms": _percentile(latencies, 0.95),
+                    "p99_ms": _percentile(latencies, 0.99),
+                    "throughput_qps": round(len(latencies) / seconds, 1),
+                }
             status = Path(f"/proc/{server.pid}/status").read_text()
             peak_mb = int(re.search(r"VmHWM:\s+(\d+)", status).group(1)) // 1024
         finally:
             server.terminate()
             server.wait(timeout=10)
-        results.append({
-            "layout": layout, "chunks_total": businesses * chunks, "build_s": round(build_s, 1),
-            "http_with_embedding": http,
-            "server_peak_rss_mb": peak_mb, **in_process(data_dir, keys, queries, 1000)})
+        results.append(
+            {
+                "layout": layout,
+                "chunks_total": businesses * chunks,
+                "build_s": round(build_s, 1),
+                "http_with_embedding": http,
+                "server_peak_rss_mb": peak_mb,
+                **in_process(data_dir, keys, queries, 1000),
+            }
+        )
     print(json.dumps({"cpus": os.cpu_count(), "results": results}, indent=2))
 
 

@@ -12,6 +12,7 @@ changes files. Bytes and requests are counted by the server, so both tools are
 measured the same way. Defaults: ../shared/corpora/sites/handbook, rewriting
 23people.io, 5 edited pages. Prints a JSON summary (docs/benchmarks.md records it).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,16 +30,27 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 from serve_site import StaticSite  # noqa: E402
 
-QUERIES = ["¿Cuáles son los valores de 23people?", "seguro complementario de salud", "beneficios",
-           "how do we work with customers", "vacaciones y días libres", "metodología de trabajo",
-           "quiénes somos", "proceso de selección", "teletrabajo", "contacto"]
+QUERIES = [
+    "¿Cuáles son los valores de 23people?",
+    "seguro complementario de salud",
+    "beneficios",
+    "how do we work with customers",
+    "vacaciones y días libres",
+    "metodología de trabajo",
+    "quiénes somos",
+    "proceso de selección",
+    "teletrabajo",
+    "contacto",
+]
 EDIT = " Este párrafo fue editado para el benchmark de resincronización."
 
 
 # Runs one command and reports its own peak RSS: RUSAGE_CHILDREN of a process with a
 # single child is that child's peak, where the benchmark's own would be the max of all.
-_MEASURE = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)")
+_MEASURE = (
+    "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)"
+)
 
 
 def _child(argv: list[str], env: dict) -> tuple[dict, float, int]:
@@ -65,8 +77,9 @@ def _edit_pages(root: Path, count: int) -> list[str]:
     edited = []
     for page in sorted(root.glob("*/**/index.html")):
         html = page.read_text(encoding="utf-8")
-        changed, n = re.subn(r"(<article\b.*?<p>.*?)(</p>)", lambda m: m.group(1) + EDIT + m.group(2), html,
-                             count=1, flags=re.S)
+        changed, n = re.subn(
+            r"(<article\b.*?<p>.*?)(</p>)", lambda m: m.group(1) + EDIT + m.group(2), html, count=1, flags=re.S
+        )
         if n:
             page.write_text(changed, encoding="utf-8")
             edited.append(str(page.parent.relative_to(root)))
@@ -85,36 +98,62 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="sitekb-bench-"))
     site_dir = work / "site"
     shutil.copytree(args.site_dir, site_dir)
-    env = {**os.environ, "SITEKB_DATA_DIR": str(work / "data"), "SITEKB_ALLOW_PRIVATE_HOSTS": "true",
-           "HF_HUB_OFFLINE": "1", "USER_AGENT": "sitekb-bench-peer"}
+    env = {
+        **os.environ,
+        "SITEKB_DATA_DIR": str(work / "data"),
+        "SITEKB_ALLOW_PRIVATE_HOSTS": "true",
+        "HF_HUB_OFFLINE": "1",
+        "USER_AGENT": "sitekb-bench-peer",
+    }
     env.pop("OPENAI_API_KEY", None)
     results: dict = {"site": args.site_dir, "cpus": os.cpu_count(), "sitekb": {}, "langchain": {}}
     with StaticSite(site_dir, rewrite_hosts=tuple(args.rewrite or ["23people.io"])) as site:
-        run = [sys.executable, "-c", "from ingest.settings import load_settings; from ingest.pipeline import run; "
-               f"print(run({site.base + '/'!r}, load_settings(), business='bench').model_dump_json())"]
-        peer = [args.langchain_python, str(REPO / "scripts" / "peer_langchain.py"), site.base + "/sitemap.xml",
-                str(work / "langchain")] if args.langchain_python else None
+        run = [
+            sys.executable,
+            "-c",
+            "from ingest.settings import load_settings; from ingest.pipeline import run; "
+            f"print(run({site.base + '/'!r}, load_settings(), business='bench').model_dump_json())",
+        ]
+        peer = (
+            [
+                args.langchain_python,
+                str(REPO / "scripts" / "peer_langchain.py"),
+                site.base + "/sitemap.xml",
+                str(work / "langchain"),
+            ]
+            if args.langchain_python
+            else None
+        )
         for phase in ("first", "unchanged", f"edited_{args.edit}"):
             if phase.startswith("edited"):
                 results["edited_pages"] = _edit_pages(site_dir, args.edit)
             before = _snapshot(site)
             report, wall, rss = _child(run, env)
             results["sitekb"][phase] = {
-                "wall_s": wall, "peak_rss_mb": rss, "server": _server_delta(site, before),
+                "wall_s": wall,
+                "peak_rss_mb": rss,
+                "server": _server_delta(site, before),
                 "pages": {k: report["pages"][k] for k in ("fetched", "not_modified", "skipped")},
-                "chunks": report["chunks"], "embedding": report["embedding"]}
+                "chunks": report["chunks"],
+                "embedding": report["embedding"],
+            }
             if peer:
                 before = _snapshot(site)
                 outcome, wall, rss = _child(peer, env)
-                results["langchain"][phase] = {"wall_s": wall, "peak_rss_mb": rss,
-                                               "server": _server_delta(site, before), **outcome}
+                results["langchain"][phase] = {
+                    "wall_s": wall,
+                    "peak_rss_mb": rss,
+                    "server": _server_delta(site, before),
+                    **outcome,
+                }
     search_code = (
         "import json, time, statistics; from ingest.settings import load_settings; from retrieval import search\n"
         "s = load_settings(); search('bench', 'warm up', 5, s)\n"
         f"lat = []\nfor q in {QUERIES!r} * 3:\n    t = time.perf_counter(); search('bench', q, 5, s); "
         "lat.append((time.perf_counter() - t) * 1000)\n"
         "lat.sort(); print(json.dumps({'n': len(lat), 'p50_ms': round(statistics.median(lat), 1), "
-        "'p95_ms': round(lat[int(len(lat) * 0.95) - 1], 1)}))")
+        "'p95_ms': round(lat[int(len(lat) * 0.95) - 1], 1)}))"
+    )
     results["sitekb"]["search_in_process"] = _child([sys.executable, "-c", search_code], env)[0]
     print(json.dumps(results, indent=2, ensure_ascii=False))
     shutil.rmtree(work, ignore_errors=True)

@@ -10,6 +10,7 @@ sitekb's Fetcher: fixed concurrency 1, fixed 4, and the adaptive default (2 → 
 pushback). The fastest schedule the server allows is ceil(pages / threshold) × latency.
 Prints a JSON summary; docs/benchmarks.md records it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -80,8 +81,12 @@ class FixedThrottle(fetch.HostThrottle):
 
 
 async def crawl(base: str, pages: int, start: int, ceiling: int, fixed: bool) -> tuple[int, float, list[int]]:
-    os.environ.update(SITEKB_ALLOW_PRIVATE_HOSTS="true", SITEKB_CONCURRENCY_START=str(start),
-                      SITEKB_CONCURRENCY_MAX=str(ceiling), SITEKB_DATA_DIR=tempfile.mkdtemp())
+    os.environ.update(
+        SITEKB_ALLOW_PRIVATE_HOSTS="true",
+        SITEKB_CONCURRENCY_START=str(start),
+        SITEKB_CONCURRENCY_MAX=str(ceiling),
+        SITEKB_DATA_DIR=tempfile.mkdtemp(),
+    )
     settings = load_settings()
     queue: asyncio.Queue[str] = asyncio.Queue()
     for i in range(pages):
@@ -98,6 +103,7 @@ async def crawl(base: str, pages: int, start: int, ceiling: int, fixed: bool) ->
             while not queue.empty():
                 page = await fetcher.fetch(queue.get_nowait())
                 ok += page.status == 200
+
         await asyncio.gather(*(worker() for _ in range(ceiling)))
         levels = [fetcher.throttle(host).limit, fetcher.throttle(host).ceiling]
     return ok, round(time.monotonic() - started, 2), levels
@@ -110,13 +116,23 @@ def main() -> None:
     parser.add_argument("--threshold", type=int, default=2)
     args = parser.parse_args()
     fastest = math.ceil(args.pages / args.threshold) * args.latency
-    results = {"pages": args.pages, "latency_s": args.latency, "threshold": args.threshold,
-               "fastest_allowed_s": round(fastest, 2), "schedules": {}}
+    results = {
+        "pages": args.pages,
+        "latency_s": args.latency,
+        "threshold": args.threshold,
+        "fastest_allowed_s": round(fastest, 2),
+        "schedules": {},
+    }
     for name, start, ceiling, fixed in (("fixed-1", 1, 1, True), ("fixed-4", 4, 4, True), ("adaptive", 2, 4, False)):
         firewall = Firewall(args.latency, args.threshold)
         ok, seconds, levels = asyncio.run(crawl(firewall.base, args.pages, start, ceiling, fixed))
-        results["schedules"][name] = {"pages_ok": ok, "blocked_responses": firewall.blocks, "seconds": seconds,
-                                      "x_fastest": round(seconds / fastest, 2), "final_limit_and_ceiling": levels}
+        results["schedules"][name] = {
+            "pages_ok": ok,
+            "blocked_responses": firewall.blocks,
+            "seconds": seconds,
+            "x_fastest": round(seconds / fastest, 2),
+            "final_limit_and_ceiling": levels,
+        }
         firewall.server.shutdown()
     print(json.dumps(results, indent=2))
 

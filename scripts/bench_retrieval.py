@@ -10,6 +10,7 @@ when the passage comes from one of the question's expected pages. Unanswerable
 questions are listed with what each mode returned first, for reading, not scored.
 Prints JSON; docs/benchmarks.md records it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,10 +30,12 @@ MODES = ("dense", "lexical", "hybrid")
 
 def _metrics(ranks: list[int | None]) -> dict:
     n = len(ranks)
-    return {"questions": n,
-            "hit@1": round(sum(r == 1 for r in ranks) / n, 3),
-            "hit@5": round(sum(r is not None and r <= 5 for r in ranks) / n, 3),
-            "mrr": round(sum(1 / r for r in ranks if r) / n, 3)}
+    return {
+        "questions": n,
+        "hit@1": round(sum(r == 1 for r in ranks) / n, 3),
+        "hit@5": round(sum(r is not None and r <= 5 for r in ranks) / n, 3),
+        "mrr": round(sum(1 / r for r in ranks if r) / n, 3),
+    }
 
 
 def main() -> None:
@@ -41,8 +44,11 @@ def main() -> None:
     parser.add_argument("--questions", default=str(REPO / "scripts" / "retrieval_questions.json"))
     args = parser.parse_args()
     questions = json.loads(Path(args.questions).read_text(encoding="utf-8"))
-    os.environ.update(SITEKB_DATA_DIR=tempfile.mkdtemp(prefix="sitekb-retrieval-"), SITEKB_ALLOW_PRIVATE_HOSTS="true",
-                      HF_HUB_OFFLINE="1")
+    os.environ.update(
+        SITEKB_DATA_DIR=tempfile.mkdtemp(prefix="sitekb-retrieval-"),
+        SITEKB_ALLOW_PRIVATE_HOSTS="true",
+        HF_HUB_OFFLINE="1",
+    )
     os.environ.pop("OPENAI_API_KEY", None)
     from ingest.pipeline import run
     from ingest.settings import load_settings
@@ -67,15 +73,24 @@ def main() -> None:
                 ranks[mode]["all"].append(rank)
                 ranks[mode][q["lang"]].append(rank)
                 if rank is None or rank > 5:
-                    misses[mode].append({"id": q["id"], "question": q["question"], "expected": q["expected"],
-                                         "got": paths[:3]})
+                    misses[mode].append(
+                        {"id": q["id"], "question": q["question"], "expected": q["expected"], "got": paths[:3]}
+                    )
             if not q["expected"]:
                 unanswerable.append({"question": q["question"], "top_hit": row})
-    print(json.dumps({
-        "chunks": report.chunks.total, "embedding": report.embedding.model,
-        "metrics": {m: {lang: _metrics(r) for lang, r in by_lang.items() if r} for m, by_lang in ranks.items()},
-        "misses_at_5": misses, "unanswerable": unanswerable,
-    }, indent=2, ensure_ascii=False))
+    print(
+        json.dumps(
+            {
+                "chunks": report.chunks.total,
+                "embedding": report.embedding.model,
+                "metrics": {m: {lang: _metrics(r) for lang, r in by_lang.items() if r} for m, by_lang in ranks.items()},
+                "misses_at_5": misses,
+                "unanswerable": unanswerable,
+            },
+            indent=2,
+            ensure_ascii=False,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ A real page counts as covered when the knowledge base holds chunks for its URL (
 spelling of it: /x, /x/, /x.html, /x/index.html) or for another file whose extracted
 text is the same (a duplicate kept once).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,12 +35,13 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from quirk_sites import HOST, QUIRKS, build_site  # noqa: E402
+
+from ingest.crawl.urls import normalize_url  # noqa: E402
 from ingest.extract.html import parse_html  # noqa: E402
+from ingest.kb.state import StateStore  # noqa: E402
 from ingest.pipeline import run  # noqa: E402
 from ingest.settings import load_settings  # noqa: E402
-from ingest.kb.state import StateStore  # noqa: E402
-from ingest.crawl.urls import normalize_url  # noqa: E402
-from quirk_sites import HOST, QUIRKS, build_site  # noqa: E402
 
 _LOC_HOST = re.compile(rb"<loc>\s*https?://([^/<\s]+)")
 # Judged here, not by the code under test (so the same script measures an older commit).
@@ -58,6 +60,7 @@ def _server_class():
     path = REPO.parent / "shared" / "tools" / "serve_site.py"
     if not path.exists():
         from serve_site import StaticSite
+
         return StaticSite
     spec = importlib.util.spec_from_file_location("shared_serve_site", path)
     module = importlib.util.module_from_spec(spec)
@@ -113,12 +116,19 @@ def measure(name: str, folder: Path, start: str, scope: str, rewrite: tuple[str,
     # Chunks from what is not a real page of the site: stubs, 404 pages, pages outside its folder.
     others = with_chunks - {page_key(url) for url in real}
     return {
-        "site": name, "real_pages": len(real), "headings_only": empty, "pages_with_chunks": len(covered),
+        "site": name,
+        "real_pages": len(real),
+        "headings_only": empty,
+        "pages_with_chunks": len(covered),
         "coverage": round(len(covered) / len(real), 3) if real else None,
         "not_covered": sorted(url.removeprefix(site.base) for url in real if url not in covered)[:10],
         "other_pages_with_chunks": sorted(url.removeprefix(page_key(site.base)) for url in others)[:10],
-        "chunks": report.chunks.total, "skipped": report.pages.skipped, "misconfigured": getattr(report, "misconfigured", {}),
-        "warnings": report.warnings, "problem": report.problem, "seconds": round(seconds, 1),
+        "chunks": report.chunks.total,
+        "skipped": report.pages.skipped,
+        "misconfigured": getattr(report, "misconfigured", {}),
+        "warnings": report.warnings,
+        "problem": report.problem,
+        "seconds": round(seconds, 1),
     }
 
 
@@ -139,16 +149,17 @@ def main() -> None:
         for name in QUIRKS:
             if not args.only or name in args.only:
                 quirk = build_site(name, Path(scratch) / name)
-                results.append(measure(name, Path(scratch) / name, quirk.start, quirk.folder,
-                                       (HOST.split("://")[1],)))
+                results.append(measure(name, Path(scratch) / name, quirk.start, quirk.folder, (HOST.split("://")[1],)))
     if args.json:
         print(json.dumps(results, indent=1, ensure_ascii=False))
         return
     print(f"{'site':20} {'real':>5} {'with chunks':>11} {'coverage':>8} {'chunks':>6}  skipped (headings only)")
     for r in results:
         skipped = ", ".join(f"{k} {v}" for k, v in sorted(r["skipped"].items()) if k != "offsite")
-        print(f"{r['site']:20} {r['real_pages']:>5} {r['pages_with_chunks']:>11} {r['coverage']:>8.1%} "
-              f"{r['chunks']:>6}  {skipped} ({r['headings_only']} pages with headings only)")
+        print(
+            f"{r['site']:20} {r['real_pages']:>5} {r['pages_with_chunks']:>11} {r['coverage']:>8.1%} "
+            f"{r['chunks']:>6}  {skipped} ({r['headings_only']} pages with headings only)"
+        )
         for kind, n in r["misconfigured"].items():
             print(f"{'':20} misconfigured: {kind} {n}")
         for warning in r["warnings"]:

@@ -6,6 +6,7 @@ $SITEKB_DATA_DIR/demo (default ./data/demo) and starts fresh on every run, becau
 the site is served on a new port each time (a new port is a new site), and private
 hosts are allowed for this run only.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,12 @@ from ingest.cli import main as ingest  # noqa: E402
 
 SITE = Path(__file__).resolve().parent / "demo_site"
 BUSINESS = "harbourlight-demo"
-QUESTIONS = ["how much is a single room in high season?", "what is your phone number?",
-             "can I bring my dog?", "what time is check-in?"]
+QUESTIONS = [
+    "how much is a single room in high season?",
+    "what is your phone number?",
+    "can I bring my dog?",
+    "what time is check-in?",
+]
 
 
 def main() -> int:

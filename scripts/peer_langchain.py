@@ -12,6 +12,7 @@ SQL record manager and `cleanup="incremental"`. The embedding is LangChain's
 deterministic fake, counted, so the figure is what a real model would be paid for.
 Prints one JSON object: seconds, documents embedded, added/updated/skipped/deleted.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,8 @@ import time
 from pathlib import Path
 
 from langchain_community.document_loaders import SitemapLoader
-from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_community.indexes._sql_record_manager import SQLRecordManager
+from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.indexing import index
 from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_text_splitters import RecursiveCharacterTextSplitter
@@ -42,17 +43,28 @@ def main() -> None:
     started = time.monotonic()
     embedding = CountingEmbedding(size=384)
     store_file = state_dir / "store.json"
-    store = InMemoryVectorStore.load(str(store_file), embedding) if store_file.exists() else InMemoryVectorStore(embedding)
+    store = (
+        InMemoryVectorStore.load(str(store_file), embedding) if store_file.exists() else InMemoryVectorStore(embedding)
+    )
     records = SQLRecordManager("sitekb-bench", db_url=f"sqlite:///{state_dir / 'records.sqlite'}")
     records.create_schema()
-    loader = SitemapLoader(sitemap_url, parsing_function=lambda soup: markdownify(str(soup), heading_style="ATX"),
-                           continue_on_failure=True)
+    loader = SitemapLoader(
+        sitemap_url, parsing_function=lambda soup: markdownify(str(soup), heading_style="ATX"), continue_on_failure=True
+    )
     splitter = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=100)
     docs = splitter.split_documents(loader.load())
     result = index(docs, records, store, cleanup="incremental", source_id_key="source")
     store.dump(str(store_file))
-    print(json.dumps({"seconds": round(time.monotonic() - started, 2), "chunks": len(docs),
-                      "embedded": embedding.embedded, **{k: int(v) for k, v in result.items()}}))
+    print(
+        json.dumps(
+            {
+                "seconds": round(time.monotonic() - started, 2),
+                "chunks": len(docs),
+                "embedded": embedding.embedded,
+                **{k: int(v) for k, v in result.items()},
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

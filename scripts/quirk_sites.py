@@ -9,6 +9,7 @@ Each site is written as static files (served by `serve_site.py` in tests and by
 mistake shows. Absolute URLs in the files name `https://www.quirk.example`; serve with
 `rewrite_hosts=("www.quirk.example",)`.
 """
+
 from __future__ import annotations
 
 import random
@@ -19,28 +20,66 @@ HOST = "https://www.quirk.example"
 # Hugo's default base URL: sites built without setting theirs list it in their sitemaps.
 OTHER_HOST = "http://localhost:1313"
 
-_EN = ["We repair {t} for homes and small offices across the city.",
-       "Our {t} team answers the phone from eight in the morning until six in the evening.",
-       "A standard {t} visit costs {n} euros, travel within the ring road included.",
-       "Customers ask us about {t} warranties: every part we fit is covered for {n} months.",
-       "For {t} we keep spare parts from {n} manufacturers in our own workshop.",
-       "Book a {t} appointment online or call us; we confirm within {n} hours.",
-       "Since {n} we have trained apprentices in {t}, and many of them still work with us.",
-       "The {t} service includes a written report with photographs of every step."]
-_DE = ["Wir reparieren {t} für Wohnungen und kleine Büros in der ganzen Stadt.",
-       "Unser {t}-Team ist telefonisch von acht bis achtzehn Uhr erreichbar.",
-       "Ein normaler {t}-Termin kostet {n} Euro, Anfahrt innerhalb des Rings inklusive.",
-       "Kundinnen fragen oft nach der Garantie für {t}: jedes Teil hat {n} Monate Gewährleistung.",
-       "Für {t} lagern wir Ersatzteile von {n} Herstellern in unserer Werkstatt.",
-       "Termine für {t} buchen Sie online oder telefonisch; wir bestätigen in {n} Stunden.",
-       "Seit {n} bilden wir im Bereich {t} aus, viele Azubis sind geblieben.",
-       "Zum {t}-Service gehört ein schriftlicher Bericht mit Fotos jedes Arbeitsschritts."]
-TOPICS_EN = ["boiler", "heating", "plumbing", "ventilation", "solar panels", "heat pumps", "radiators",
-             "water heaters", "underfloor heating", "gas lines", "air conditioning", "thermostats", "chimneys",
-             "bathroom fittings", "leak detection", "pipe insulation", "water softeners", "pumps"]
-TOPICS_DE = ["Heizkessel", "Heizung", "Sanitär", "Lüftung", "Solaranlagen", "Wärmepumpen", "Heizkörper",
-             "Warmwasserbereiter", "Fußbodenheizung", "Gasleitungen", "Klimaanlagen", "Thermostate", "Schornsteine",
-             "Badarmaturen", "Leckortung", "Rohrdämmung", "Enthärtungsanlagen", "Pumpen"]
+_EN = [
+    "We repair {t} for homes and small offices across the city.",
+    "Our {t} team answers the phone from eight in the morning until six in the evening.",
+    "A standard {t} visit costs {n} euros, travel within the ring road included.",
+    "Customers ask us about {t} warranties: every part we fit is covered for {n} months.",
+    "For {t} we keep spare parts from {n} manufacturers in our own workshop.",
+    "Book a {t} appointment online or call us; we confirm within {n} hours.",
+    "Since {n} we have trained apprentices in {t}, and many of them still work with us.",
+    "The {t} service includes a written report with photographs of every step.",
+]
+_DE = [
+    "Wir reparieren {t} für Wohnungen und kleine Büros in der ganzen Stadt.",
+    "Unser {t}-Team ist telefonisch von acht bis achtzehn Uhr erreichbar.",
+    "Ein normaler {t}-Termin kostet {n} Euro, Anfahrt innerhalb des Rings inklusive.",
+    "Kundinnen fragen oft nach der Garantie für {t}: jedes Teil hat {n} Monate Gewährleistung.",
+    "Für {t} lagern wir Ersatzteile von {n} Herstellern in unserer Werkstatt.",
+    "Termine für {t} buchen Sie online oder telefonisch; wir bestätigen in {n} Stunden.",
+    "Seit {n} bilden wir im Bereich {t} aus, viele Azubis sind geblieben.",
+    "Zum {t}-Service gehört ein schriftlicher Bericht mit Fotos jedes Arbeitsschritts.",
+]
+TOPICS_EN = [
+    "boiler",
+    "heating",
+    "plumbing",
+    "ventilation",
+    "solar panels",
+    "heat pumps",
+    "radiators",
+    "water heaters",
+    "underfloor heating",
+    "gas lines",
+    "air conditioning",
+    "thermostats",
+    "chimneys",
+    "bathroom fittings",
+    "leak detection",
+    "pipe insulation",
+    "water softeners",
+    "pumps",
+]
+TOPICS_DE = [
+    "Heizkessel",
+    "Heizung",
+    "Sanitär",
+    "Lüftung",
+    "Solaranlagen",
+    "Wärmepumpen",
+    "Heizkörper",
+    "Warmwasserbereiter",
+    "Fußbodenheizung",
+    "Gasleitungen",
+    "Klimaanlagen",
+    "Thermostate",
+    "Schornsteine",
+    "Badarmaturen",
+    "Leckortung",
+    "Rohrdämmung",
+    "Enthärtungsanlagen",
+    "Pumpen",
+]
 
 
 @dataclass(frozen=True)
@@ -63,10 +102,12 @@ def prose(topic: str, seed: int, lang: str = "en", sentences: int = 6) -> str:
 
 def page(title: str, body: str, *, lang: str = "en", head: str = "", nav: tuple[str, ...] = ()) -> str:
     links = "".join(f'<li><a href="{href}">{href.strip("/") or "Home"}</a></li>' for href in nav)
-    return (f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>{title} | Quirk Heating</title>'
-            f'{head}</head><body><header><nav><ul>{links}</ul></nav></header><main><h1>{title}</h1>{body}</main>'
-            f'<footer><p>Quirk Heating GmbH, Ringstraße 5, 10115 Berlin. Phone +49 30 1234567.</p></footer>'
-            f'</body></html>')
+    return (
+        f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>{title} | Quirk Heating</title>'
+        f"{head}</head><body><header><nav><ul>{links}</ul></nav></header><main><h1>{title}</h1>{body}</main>"
+        f"<footer><p>Quirk Heating GmbH, Ringstraße 5, 10115 Berlin. Phone +49 30 1234567.</p></footer>"
+        f"</body></html>"
+    )
 
 
 def _write(root: Path, path: str, text: str) -> None:
@@ -91,20 +132,37 @@ def canonical_home(root: Path) -> Quirk:
     pages_de = [f"/de/{t.lower()}/" for t in TOPICS_DE]
     nav = ("/", "/en/", "/de/")
     bad = f'<link rel="canonical" href="{HOST}/">'
-    _write(root, "index.html", page("Quirk Heating", _paragraphs("heating service", 0) + "".join(
-        f'<a href="{p}">{p}</a> ' for p in pages_en), head=f'<link rel="canonical" href="{HOST}/">', nav=nav))
+    _write(
+        root,
+        "index.html",
+        page(
+            "Quirk Heating",
+            _paragraphs("heating service", 0) + "".join(f'<a href="{p}">{p}</a> ' for p in pages_en),
+            head=f'<link rel="canonical" href="{HOST}/">',
+            nav=nav,
+        ),
+    )
     _write(root, "en/index.html", page("Services", _paragraphs("service overview", 1), head=bad, nav=nav))
-    _write(root, "de/index.html", page("Leistungen", _paragraphs("Leistungsübersicht", 1, "de"), lang="de",
-                                       head=bad, nav=nav))
+    _write(
+        root,
+        "de/index.html",
+        page("Leistungen", _paragraphs("Leistungsübersicht", 1, "de"), lang="de", head=bad, nav=nav),
+    )
     for i, (path, topic) in enumerate(zip(pages_en, TOPICS_EN)):
         _write(root, path + "index.html", page(topic.title(), _paragraphs(topic, i), head=bad, nav=nav))
     for i, (path, topic) in enumerate(zip(pages_de, TOPICS_DE)):
         _write(root, path + "index.html", page(topic, _paragraphs(topic, i, "de"), lang="de", head=bad, nav=nav))
     body = _paragraphs(TOPICS_EN[0], 0)
-    _write(root, "print/boiler/index.html", page(TOPICS_EN[0].title(), body,
-                                                  head=f'<link rel="canonical" href="{HOST}{pages_en[0]}">'))
-    _write(root, "sitemap.xml", _sitemap([f"{HOST}{p}" for p in ["/", "/en/", "/de/", *pages_en, *pages_de,
-                                                                 "/print/boiler/"]]))
+    _write(
+        root,
+        "print/boiler/index.html",
+        page(TOPICS_EN[0].title(), body, head=f'<link rel="canonical" href="{HOST}{pages_en[0]}">'),
+    )
+    _write(
+        root,
+        "sitemap.xml",
+        _sitemap([f"{HOST}{p}" for p in ["/", "/en/", "/de/", *pages_en, *pages_de, "/print/boiler/"]]),
+    )
     return Quirk("canonical-home", "/", "", "canonical links of 38 of 40 pages point to the homepage")
 
 
@@ -116,8 +174,11 @@ def clean_urls(root: Path) -> Quirk:
     other = tuple(spell[(i + 1) % 3].format(n=n) for i, n in enumerate(names))
     _write(root, "index.html", page("Inicio", _paragraphs("inicio", 0), nav=("/", *nav)))
     for i, name in enumerate(names):
-        _write(root, f"{name}.html", page(name.title(), _paragraphs(name, i + 1) + f'<a href="precios.html">precios</a>',
-                                          nav=("/", *other)))
+        _write(
+            root,
+            f"{name}.html",
+            page(name.title(), _paragraphs(name, i + 1) + '<a href="precios.html">precios</a>', nav=("/", *other)),
+        )
     return Quirk("clean-urls", "/", "", "/x served from x.html; links use /x, /x.html and /x/")
 
 
@@ -126,27 +187,60 @@ def trailing_slash(root: Path) -> Quirk:
     nav = ("/", "/about/", "/prices/", "/de/", "/de/ueber-uns/", "/de/preise/")
     en = {"about": "about", "prices": "prices"}
     de = {"ueber-uns": "about", "preise": "prices"}
-    _write(root, "index.html", page("Home", _paragraphs("home", 0), nav=nav,
-                                    head=f'<link rel="canonical" href="{HOST}">'
-                                         f'<link rel="alternate" hreflang="de" href="{HOST}/de">'))
-    _write(root, "de/index.html", page("Start", _paragraphs("Start", 0, "de"), lang="de", nav=nav,
-                                       head=f'<link rel="canonical" href="{HOST}/de">'
-                                            f'<link rel="alternate" hreflang="en" href="{HOST}">'))
+    _write(
+        root,
+        "index.html",
+        page(
+            "Home",
+            _paragraphs("home", 0),
+            nav=nav,
+            head=f'<link rel="canonical" href="{HOST}"><link rel="alternate" hreflang="de" href="{HOST}/de">',
+        ),
+    )
+    _write(
+        root,
+        "de/index.html",
+        page(
+            "Start",
+            _paragraphs("Start", 0, "de"),
+            lang="de",
+            nav=nav,
+            head=f'<link rel="canonical" href="{HOST}/de"><link rel="alternate" hreflang="en" href="{HOST}">',
+        ),
+    )
     for i, (slug, twin) in enumerate(en.items()):
         other = next(k for k, v in de.items() if v == twin)
-        _write(root, f"{slug}/index.html", page(slug.title(), _paragraphs(slug, i + 1), nav=nav,
-                                                head=f'<link rel="canonical" href="{HOST}/{slug}">'
-                                                     f'<link rel="alternate" hreflang="de" href="{HOST}/de/{other}">'))
-        _write(root, f"de/{other}/index.html", page(other.title(), _paragraphs(other, i + 1, "de"), lang="de", nav=nav,
-                                                   head=f'<link rel="canonical" href="{HOST}/de/{other}">'
-                                                        f'<link rel="alternate" hreflang="en" href="{HOST}/{slug}">'))
+        _write(
+            root,
+            f"{slug}/index.html",
+            page(
+                slug.title(),
+                _paragraphs(slug, i + 1),
+                nav=nav,
+                head=f'<link rel="canonical" href="{HOST}/{slug}">'
+                f'<link rel="alternate" hreflang="de" href="{HOST}/de/{other}">',
+            ),
+        )
+        _write(
+            root,
+            f"de/{other}/index.html",
+            page(
+                other.title(),
+                _paragraphs(other, i + 1, "de"),
+                lang="de",
+                nav=nav,
+                head=f'<link rel="canonical" href="{HOST}/de/{other}">'
+                f'<link rel="alternate" hreflang="en" href="{HOST}/{slug}">',
+            ),
+        )
     return Quirk("trailing-slash", "/", "", "canonical and hreflang URLs without the slash the server redirects to")
 
 
 def path_prefix(root: Path) -> Quirk:
     """A shop published under /shop/ on a host whose root is another site (a user page)."""
-    _write(root, "index.html", page("Someone's homepage", _paragraphs("personal blog", 0),
-                                    nav=("/", "/blog/", "/shop/")))
+    _write(
+        root, "index.html", page("Someone's homepage", _paragraphs("personal blog", 0), nav=("/", "/blog/", "/shop/"))
+    )
     _write(root, "blog/index.html", page("Blog", _paragraphs("holiday photos", 1), nav=("/",)))
     items = ["kettles", "toasters", "grinders", "scales", "timers"]
     nav = ("/shop/", *(f"/shop/{item}/" for item in items), "/")
@@ -163,9 +257,13 @@ def sitemap_other_host(root: Path) -> Quirk:
     _write(root, "index.html", page("Home", _paragraphs("home", 0), nav=("/", "/installation/")))
     for i, name in enumerate(names):
         _write(root, f"{name}/index.html", page(name.title(), _paragraphs(name, i + 1), nav=("/",)))
-    _write(root, "sitemap.xml", '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/'
-                                f'sitemap/0.9"><sitemap><loc>{OTHER_HOST}/pages-sitemap.xml</loc></sitemap>'
-                                '</sitemapindex>')
+    _write(
+        root,
+        "sitemap.xml",
+        '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/'
+        f'sitemap/0.9"><sitemap><loc>{OTHER_HOST}/pages-sitemap.xml</loc></sitemap>'
+        "</sitemapindex>",
+    )
     _write(root, "pages-sitemap.xml", _sitemap([f"{OTHER_HOST}/{n}/" for n in names]))
     return Quirk("sitemap-other-host", "/", "", "the sitemap index and its sitemap name localhost:1313")
 
@@ -173,15 +271,22 @@ def sitemap_other_host(root: Path) -> Quirk:
 def refresh_stubs(root: Path) -> Quirk:
     """The homepage and an old address are meta refresh stubs; one stub leaves the site."""
     stub = '<meta http-equiv="refresh" content="0; url={0}">'
-    _write(root, "index.html", f'<html><head><title>{HOST}/en/</title><link rel="canonical" href="{HOST}/en/">'
-                               f'{stub.format(HOST + "/en/")}</head></html>')
+    _write(
+        root,
+        "index.html",
+        f'<html><head><title>{HOST}/en/</title><link rel="canonical" href="{HOST}/en/">'
+        f"{stub.format(HOST + '/en/')}</head></html>",
+    )
     nav = ("/en/", "/en/prices/", "/old-prices/", "/partner/", "/en/team/")
     _write(root, "en/index.html", page("Welcome", _paragraphs("welcome", 0), nav=nav))
     _write(root, "en/prices/index.html", page("Prices", _paragraphs("prices", 1), nav=nav))
     _write(root, "en/team/index.html", page("Team", _paragraphs("team", 2), nav=nav))
-    _write(root, "old-prices/index.html", f'<html><head>{stub.format("/en/prices/")}</head><body>'
-                                          f'<p>This page has moved.</p></body></html>')
-    _write(root, "partner/index.html", f'<html><head>{stub.format("https://partner.example/offer")}</head></html>')
+    _write(
+        root,
+        "old-prices/index.html",
+        f"<html><head>{stub.format('/en/prices/')}</head><body><p>This page has moved.</p></body></html>",
+    )
+    _write(root, "partner/index.html", f"<html><head>{stub.format('https://partner.example/offer')}</head></html>")
     return Quirk("refresh-stubs", "/", "", "/ and /old-prices/ are meta refresh stubs; /partner/ leaves the site")
 
 
@@ -190,12 +295,20 @@ def hreflang(root: Path) -> Quirk:
     pairs = [("opening-hours", "oeffnungszeiten"), ("prices", "preise"), ("emergency", "notdienst")]
     nav = ("/", *(f"/{en}/" for en, _ in pairs))
     for i, (en, de) in enumerate([("", ""), *pairs]):
-        alt = (f'<link rel="alternate" hreflang="en" href="{HOST}/{en + "/" if en else ""}">'
-               f'<link rel="alternate" hreflang="de" href="{HOST}/de/{de + "/" if de else ""}">')
-        _write(root, f"{en}/index.html" if en else "index.html",
-               page((en or "home").title(), _paragraphs(en or "home", i), nav=nav, head=alt))
-        _write(root, f"de/{de}/index.html" if de else "de/index.html",
-               page((de or "Start").title(), _paragraphs(de or "Start", i, "de"), lang="de", head=alt))
+        alt = (
+            f'<link rel="alternate" hreflang="en" href="{HOST}/{en + "/" if en else ""}">'
+            f'<link rel="alternate" hreflang="de" href="{HOST}/de/{de + "/" if de else ""}">'
+        )
+        _write(
+            root,
+            f"{en}/index.html" if en else "index.html",
+            page((en or "home").title(), _paragraphs(en or "home", i), nav=nav, head=alt),
+        )
+        _write(
+            root,
+            f"de/{de}/index.html" if de else "de/index.html",
+            page((de or "Start").title(), _paragraphs(de or "Start", i, "de"), lang="de", head=alt),
+        )
     return Quirk("hreflang", "/", "", "German translations reachable only through hreflang links")
 
 
@@ -210,9 +323,19 @@ def noindex_majority(root: Path) -> Quirk:
     return Quirk("noindex-majority", "/", "", "5 of 8 pages say noindex")
 
 
-QUIRKS = {builder.__name__.replace("_", "-"): builder for builder in (
-    canonical_home, clean_urls, trailing_slash, path_prefix, sitemap_other_host, refresh_stubs, hreflang,
-    noindex_majority)}
+QUIRKS = {
+    builder.__name__.replace("_", "-"): builder
+    for builder in (
+        canonical_home,
+        clean_urls,
+        trailing_slash,
+        path_prefix,
+        sitemap_other_host,
+        refresh_stubs,
+        hreflang,
+        noindex_majority,
+    )
+}
 
 
 def build_site(name: str, root: Path) -> Quirk:

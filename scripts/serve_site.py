@@ -9,9 +9,11 @@ site's `404.html` with status 404, responses carry ETag/Last-Modified and condit
 requests get 304. `--rewrite HOST` maps absolute links to the production host onto
 this server, the way a staging mirror behaves. Standard library only.
 """
+
 from __future__ import annotations
 
 import argparse
+import contextlib
 import email.utils
 import hashlib
 import mimetypes
@@ -41,10 +43,13 @@ class StaticSite:
         self.statuses: dict[int, int] = {}
         self.log: list[tuple[str, int]] = []  # every request's (path, status), in order
         self._lock = threading.Lock()
-        self._rewrites = [(f"{scheme}://{host}".encode(), self.base.encode())
-                          for host in rewrite_hosts for scheme in ("https", "http")]
+        self._rewrites = [
+            (f"{scheme}://{host}".encode(), self.base.encode())
+            for host in rewrite_hosts
+            for scheme in ("https", "http")
+        ]
 
-    def __enter__(self) -> "StaticSite":
+    def __enter__(self) -> StaticSite:
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         return self
 
@@ -142,10 +147,8 @@ def main() -> None:
     args = parser.parse_args()
     site = StaticSite(args.site_dir, tuple(args.rewrite), args.port)
     print(f"serving {args.site_dir} at {site.base}", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         site.serve_forever()
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """Shared fixtures: settings in a temporary data dir, and real HTTP servers on 127.0.0.1."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -19,8 +20,11 @@ DEMO_SITE = REPO / "scripts" / "demo_site"
 # Real material written by others (WCXB pages, two real websites, URL/robots/sitemap
 # vectors) lives in the shared/ folder beside the repository, never in it. Without it
 # the tests that read it skip and say why; CI always has it, so there they must run.
-CORPORA_MISSING = None if (SHARED / "corpora").is_dir() else (
-    f"needs the test corpora in {SHARED / 'corpora'} (the shared/ folder beside the repository)")
+CORPORA_MISSING = (
+    None
+    if (SHARED / "corpora").is_dir()
+    else (f"needs the test corpora in {SHARED / 'corpora'} (the shared/ folder beside the repository)")
+)
 if CORPORA_MISSING and os.environ.get("CI"):
     raise RuntimeError(f"CI runs every test: {CORPORA_MISSING}")
 needs_corpora = pytest.mark.skipif(CORPORA_MISSING is not None, reason=CORPORA_MISSING or "")
@@ -95,8 +99,12 @@ def ingest_serve():
     import subprocess
 
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "ingest.cli", "serve", "--port", str(port)],
-                              stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ingest.cli", "serve", "--port", str(port)],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
     try:
         base = f"http://127.0.0.1:{port}"
         wait_healthy(base)

@@ -1,6 +1,7 @@
 """A local OpenAI-compatible embeddings server on 127.0.0.1 (respx cannot intercept
 openai 3.x, which runs on httpx2, not httpx). Vectors are hashed bags of words,
 so similar texts get similar vectors and searches over them mean something."""
+
 from __future__ import annotations
 
 import hashlib
@@ -34,7 +35,7 @@ class FakeOpenAI:
         self._server = server
         self.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -65,14 +66,20 @@ class _Handler(BaseHTTPRequestHandler):
         inputs = [inputs] if isinstance(inputs, str) else inputs
         fake.requests.append(inputs)
         tokens = sum(len(re.findall(r"\w+|[^\w\s]", text)) for text in inputs)
-        self._send(200, {
-            "object": "list", "model": body.get("model"),
-            "data": [{"object": "embedding", "index": i, "embedding": bag_of_words_vector(text)}
-                     for i, text in enumerate(inputs)],
-            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
-        })
+        self._send(
+            200,
+            {
+                "object": "list",
+                "model": body.get("model"),
+                "data": [
+                    {"object": "embedding", "index": i, "embedding": bag_of_words_vector(text)}
+                    for i, text in enumerate(inputs)
+                ],
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            },
+        )
 
-    def _chat(self, fake: "FakeOpenAI", body: dict) -> None:
+    def _chat(self, fake: FakeOpenAI, body: dict) -> None:
         """A 'model' that answers with the first line of each page it was given: enough to
         show the brief is written from exactly the input sitekb sent."""
         fake.chats.append(body)
@@ -80,11 +87,20 @@ class _Handler(BaseHTTPRequestHandler):
         headings = [line for line in user.splitlines() if line.startswith("## ")]
         answer = "Brief written from: " + "; ".join(h[3:] for h in headings)
         prompt = sum(len(m["content"].split()) for m in body["messages"])
-        self._send(200, {"id": "chatcmpl-1", "object": "chat.completion", "model": body.get("model"),
-                         "choices": [{"index": 0, "finish_reason": "stop",
-                                      "message": {"role": "assistant", "content": answer}}],
-                         "usage": {"prompt_tokens": prompt, "completion_tokens": len(answer.split()),
-                                   "total_tokens": prompt + len(answer.split())}})
+        self._send(
+            200,
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "model": body.get("model"),
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}],
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": len(answer.split()),
+                    "total_tokens": prompt + len(answer.split()),
+                },
+            },
+        )
 
     def _send(self, status: int, payload: object) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()

@@ -2,6 +2,7 @@
 
 Every request is logged (path, arrival time, status), so tests assert on what the
 crawler actually asked for, not only on what it reports."""
+
 from __future__ import annotations
 
 import gzip
@@ -12,25 +13,36 @@ from urllib.parse import parse_qs, urlsplit
 
 CONTENT = ["about", "services", "prices", "team", "history", "contact"]
 GZIP_BOMB = gzip.compress(b"\0" * 30_000_000, compresslevel=9)  # ~30 KB that inflates to 30 MB
-CHALLENGE = (b"<html><head><title>Just a moment...</title></head><body>"
-             b"<div id='cf-browser-verification'>Checking your browser before accessing the site.</div></body></html>")
+CHALLENGE = (
+    b"<html><head><title>Just a moment...</title></head><body>"
+    b"<div id='cf-browser-verification'>Checking your browser before accessing the site.</div></body></html>"
+)
 
 
 def _page(title: str, body: str, links: list[str], head: str = "") -> bytes:
     nav = " ".join(f'<a href="{href}">{href}</a>' for href in links)
-    return (f"<html lang='en'><head><title>{title} | Hostile Co</title>{head}</head><body><header><nav>{nav}</nav>"
-            f"</header><main><h1>{title}</h1><p>{body}</p></main><footer>Hostile Co, 1 Trap Street</footer>"
-            f"</body></html>").encode()
+    return (
+        f"<html lang='en'><head><title>{title} | Hostile Co</title>{head}</head><body><header><nav>{nav}</nav>"
+        f"</header><main><h1>{title}</h1><p>{body}</p></main><footer>Hostile Co, 1 Trap Street</footer>"
+        f"</body></html>"
+    ).encode()
 
 
 def _text(name: str) -> str:
-    return (f"This is the {name} page of Hostile Co. It holds facts about {name} that only this page states, "
-            f"written at length so that the {name} page is real content worth a chunk of its own.")
+    return (
+        f"This is the {name} page of Hostile Co. It holds facts about {name} that only this page states, "
+        f"written at length so that the {name} page is real content worth a chunk of its own."
+    )
 
 
 class HostileSite:
-    def __init__(self, waf_threshold: int | None = None, latency: float = 0.0, crawl_delay: float | None = None,
-                 block_all_but_home: bool = False) -> None:
+    def __init__(
+        self,
+        waf_threshold: int | None = None,
+        latency: float = 0.0,
+        crawl_delay: float | None = None,
+        block_all_but_home: bool = False,
+    ) -> None:
         self.waf_threshold, self.latency, self.crawl_delay = waf_threshold, latency, crawl_delay
         self.block_all_but_home = block_all_but_home
         self.log: list[tuple[str, float, int]] = []
@@ -89,7 +101,7 @@ class HostileSite:
         self.other_site = ThreadingHTTPServer(("127.0.0.1", 0), Handler)  # a different origin (port)
         self.other_base = f"http://127.0.0.1:{self.other_site.server_address[1]}"
 
-    def __enter__(self) -> "HostileSite":
+    def __enter__(self) -> HostileSite:
         for server in (self.server, self.other_site):
             threading.Thread(target=server.serve_forever, daemon=True).start()
         return self
@@ -105,22 +117,49 @@ class HostileSite:
     def route(self, h) -> int:  # noqa: C901 - one branch per trap, kept flat on purpose
         parts = urlsplit(h.path)
         path, query = parts.path, parse_qs(parts.query)
-        links = ["/", *[f"/{n}/" for n in CONTENT], "/shop/", "/events/?month=1", "/auth/google",
-                 "/login", "/giris", "/kayit", "/cart/", "/private/secret/", "/hidden/", "/header-hidden/",
-                 "/wall/", "/huge/", "/bomb/", "/loop/a", "/slow-down/", "/about/?utm_source=news&fbclid=x",
-                 "/about/?gclid=abc", "/brochure.pdf"]
+        links = [
+            "/",
+            *[f"/{n}/" for n in CONTENT],
+            "/shop/",
+            "/events/?month=1",
+            "/auth/google",
+            "/login",
+            "/giris",
+            "/kayit",
+            "/cart/",
+            "/private/secret/",
+            "/hidden/",
+            "/header-hidden/",
+            "/wall/",
+            "/huge/",
+            "/bomb/",
+            "/loop/a",
+            "/slow-down/",
+            "/about/?utm_source=news&fbclid=x",
+            "/about/?gclid=abc",
+            "/brochure.pdf",
+        ]
         if path == "/robots.txt":
             delay = f"Crawl-delay: {self.crawl_delay}\n" if self.crawl_delay else ""
-            return h._send(200, f"User-agent: *\n{delay}Disallow: /private/\nSitemap: {self.base}/sitemap_index.xml\n"
-                           .encode(), ctype="text/plain")
+            return h._send(
+                200,
+                f"User-agent: *\n{delay}Disallow: /private/\nSitemap: {self.base}/sitemap_index.xml\n".encode(),
+                ctype="text/plain",
+            )
         if path == "/sitemap_index.xml":
-            return h._send(200, f'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap>'
-                           f'<loc>{self.base}/sitemap-pages.xml.gz</loc></sitemap></sitemapindex>'.encode(),
-                           ctype="application/xml")
+            return h._send(
+                200,
+                f'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap>'
+                f"<loc>{self.base}/sitemap-pages.xml.gz</loc></sitemap></sitemapindex>".encode(),
+                ctype="application/xml",
+            )
         if path == "/sitemap-pages.xml.gz":
             urls = "".join(f"<url><loc>{self.base}/{n}/</loc></url>" for n in CONTENT[:-1])  # contact: links only
-            return h._send(200, gzip.compress(f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}'
-                                              f'</urlset>'.encode()), ctype="application/gzip")
+            return h._send(
+                200,
+                gzip.compress(f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'.encode()),
+                ctype="application/gzip",
+            )
         if path == "/":
             return h._send(200, _page("Home", _text("home"), links))
         if path.strip("/") in CONTENT:
@@ -130,8 +169,14 @@ class HostileSite:
             return h._send(200, _page("Shop", _text("shop"), facets + ["/"]))
         if path == "/events/":
             month = int(query.get("month", ["1"])[0])
-            return h._send(200, _page(f"Events {month}", f"Events in month {month}.",
-                                      [f"/events/?month={month + 1}", f"/events/?month={month + 12}"]))
+            return h._send(
+                200,
+                _page(
+                    f"Events {month}",
+                    f"Events in month {month}.",
+                    [f"/events/?month={month + 1}", f"/events/?month={month + 12}"],
+                ),
+            )
         if path == "/auth/google":
             return h._send(302, b"", {"Location": f"{self.other_base}/terms-of-service"})
         if path == "/terms-of-service":

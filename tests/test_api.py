@@ -1,27 +1,27 @@
 """The retrieval API (issue #7): auth, tenant isolation, validation, hybrid search, contract."""
+
 from __future__ import annotations
 
 import jsonschema
 import pytest
+from conftest import DEMO_SITE, StaticSite, crawl_env
 from fastapi.testclient import TestClient
 
+from ingest.kb.state import StateStore
 from ingest.pipeline import run
 from ingest.settings import load_settings
-from ingest.kb.state import StateStore
 from retrieval.api import create_app
-
-from conftest import DEMO_SITE, StaticSite, crawl_env
 
 BAKERY = {
     "index.html": "<h1>Panadería Sol</h1><p>Panadería Sol bakes bread in Valencia every morning since 1987, with "
-                  "flour from local mills and a wood oven that the family built by hand.</p>",
+    "flour from local mills and a wood oven that the family built by hand.</p>",
     "products/index.html": "<h1>Products</h1><h2>Empanadas</h2><p>Our empanadas de atún are folded by hand each "
-                           "morning.</p><h2>Catering trays</h2><p>The party tray, product code SKU-77812, feeds twelve "
-                           "guests and must be ordered two days ahead.</p>",
+    "morning.</p><h2>Catering trays</h2><p>The party tray, product code SKU-77812, feeds twelve "
+    "guests and must be ordered two days ahead.</p>",
     "contact/index.html": "<h1>Contact</h1><p>Call the bakery on +34 961 440 218 between 7:00 and 14:00, or visit "
-                          "Carrer de la Pau 4 in Valencia.</p>",
+    "Carrer de la Pau 4 in Valencia.</p>",
     "story/index.html": "<h1>Our story</h1><p>Three generations of bakers have worked the same oven, and the "
-                        "sourdough starter is older than the shop itself, kept alive through every summer.</p>",
+    "sourdough starter is older than the shop itself, kept alive through every summer.</p>",
 }
 
 
@@ -32,8 +32,9 @@ def kb(tmp_path_factory):
     nav = "".join(f'<a href="/{p.split("/")[0]}/">{p.split("/")[0]}</a> ' for p in BAKERY if "/" in p)
     for path, body in BAKERY.items():
         (bakery / path).parent.mkdir(parents=True, exist_ok=True)
-        (bakery / path).write_text(f"<html><head><title>{path}</title></head><body><nav>{nav}</nav><main>{body}"
-                                   "</main></body></html>")
+        (bakery / path).write_text(
+            f"<html><head><title>{path}</title></head><body><nav>{nav}</nav><main>{body}</main></body></html>"
+        )
     with crawl_env(root / "data"):
         settings = load_settings()
         with StaticSite(DEMO_SITE, rewrite_hosts=("www.harbourlight.example",)) as site:
@@ -58,10 +59,14 @@ def test_health(kb):
     assert client.get("/healthz").json() == {"status": "ok"}
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic dXNlcjpwYXNz"},
-                                     {"Authorization": "Bearer "}])
-@pytest.mark.parametrize("method, path, body", [("post", "/v1/search", {"query": "rooms"}),
-                                                ("get", "/v1/sources", None), ("get", "/v1/chunks?url=x", None)])
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic dXNlcjpwYXNz"}, {"Authorization": "Bearer "}],
+)
+@pytest.mark.parametrize(
+    "method, path, body",
+    [("post", "/v1/search", {"query": "rooms"}), ("get", "/v1/sources", None), ("get", "/v1/chunks?url=x", None)],
+)
 def test_every_endpoint_refuses_missing_or_wrong_keys(kb, headers, method, path, body):
     client, *_ = kb
     response = getattr(client, method)(path, headers=headers, **({"json": body} if body else {}))
@@ -105,10 +110,18 @@ def test_sources_and_chunks_are_scoped_to_the_key(kb):
     assert other.status_code == 404
 
 
-@pytest.mark.parametrize("body, field", [({"query": ""}, "query"), ({"query": "   "}, "query"), ({"query": "x" * 1001}, "query"),
-                                         ({"query": "rooms", "top_k": 0}, "top_k"),
-                                         ({"query": "rooms", "top_k": 51}, "top_k"), ({}, "query"),
-                                         ({"query": 42}, "query")])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"query": ""}, "query"),
+        ({"query": "   "}, "query"),
+        ({"query": "x" * 1001}, "query"),
+        ({"query": "rooms", "top_k": 0}, "top_k"),
+        ({"query": "rooms", "top_k": 51}, "top_k"),
+        ({}, "query"),
+        ({"query": 42}, "query"),
+    ],
+)
 def test_validation_errors_are_422_and_name_the_field(kb, body, field):
     client, keys, *_ = kb
     response = client.post("/v1/search", json=body, headers=_auth(keys["harbour"]))
@@ -118,13 +131,15 @@ def test_validation_errors_are_422_and_name_the_field(kb, body, field):
 
 def test_not_json_is_422(kb):
     client, keys, *_ = kb
-    response = client.post("/v1/search", content=b"rooms please", headers={**_auth(keys["harbour"]),
-                                                                          "Content-Type": "application/json"})
+    response = client.post(
+        "/v1/search", content=b"rooms please", headers={**_auth(keys["harbour"]), "Content-Type": "application/json"}
+    )
     assert response.status_code == 422
 
 
-@pytest.mark.parametrize("query, expected", [("+34 961 440 218", "contact"), ("SKU-77812", "products"),
-                                             ("empanadas de atún", "products")])
+@pytest.mark.parametrize(
+    "query, expected", [("+34 961 440 218", "contact"), ("SKU-77812", "products"), ("empanadas de atún", "products")]
+)
 def test_hybrid_finds_names_codes_and_numbers(kb, query, expected):
     client, keys, *_ = kb
     hits = client.post("/v1/search", json={"query": query, "top_k": 3}, headers=_auth(keys["bakery"])).json()["hits"]
@@ -136,9 +151,14 @@ def test_lexical_signal_is_what_finds_them(kb):
     the English dense model alone does not (it ranks both prices second)."""
     client, *_ = kb
     searcher = client.app.state.searcher  # the server's own: the store admits one opener
-    queries = [("bakery", "+34 961 440 218", "961 440 218"), ("bakery", "SKU-77812", "SKU-77812"),
-               ("bakery", "empanadas de atún", "empanadas de atún"), ("harbour", "£9.50", "9.50"),
-               ("harbour", "£240", "£240"), ("harbour", "TR26 1AB", "TR26 1AB")]
+    queries = [
+        ("bakery", "+34 961 440 218", "961 440 218"),
+        ("bakery", "SKU-77812", "SKU-77812"),
+        ("bakery", "empanadas de atún", "empanadas de atún"),
+        ("harbour", "£9.50", "9.50"),
+        ("harbour", "£240", "£240"),
+        ("harbour", "TR26 1AB", "TR26 1AB"),
+    ]
 
     def rank(business, query, needle, mode):
         hits = searcher.search(business, query, 10, mode=mode)
@@ -152,8 +172,9 @@ def test_lexical_signal_is_what_finds_them(kb):
 
 def test_the_phone_number_in_the_footer_is_answerable(kb):
     client, keys, *_ = kb
-    hits = client.post("/v1/search", json={"query": "what is your phone number", "top_k": 5},
-                       headers=_auth(keys["harbour"])).json()["hits"]
+    hits = client.post(
+        "/v1/search", json={"query": "what is your phone number", "top_k": 5}, headers=_auth(keys["harbour"])
+    ).json()["hits"]
     assert any("1736 555 0199" in h["text"] for h in hits)
 
 
@@ -162,9 +183,12 @@ def test_responses_match_the_openapi_document(kb):
     spec = client.get("/openapi.json").json()
 
     def check(path, method, response):
-        schema = spec["paths"][path][method]["responses"][str(response.status_code)]["content"]["application/json"]["schema"]
-        jsonschema.validate(response.json(), {**schema, "components": spec["components"]},
-                            cls=jsonschema.Draft202012Validator)
+        schema = spec["paths"][path][method]["responses"][str(response.status_code)]["content"]["application/json"][
+            "schema"
+        ]
+        jsonschema.validate(
+            response.json(), {**schema, "components": spec["components"]}, cls=jsonschema.Draft202012Validator
+        )
 
     auth = _auth(keys["harbour"])
     search = client.post("/v1/search", json={"query": "breakfast"}, headers=auth)

@@ -1,22 +1,52 @@
 """Business brief (issue #8): page kinds, tie-breaks, budgets, sitemap summary."""
+
 import pytest
 
-from ingest.brief import (MAX_SECTIONS, SAMPLE_PATHS, choose_pages, child_preference, load_page_kinds, page_kind, path_language,
-                          page_text, summarize_sitemap)
+from ingest.brief import (
+    MAX_SECTIONS,
+    SAMPLE_PATHS,
+    child_preference,
+    choose_pages,
+    load_page_kinds,
+    page_kind,
+    page_text,
+    path_language,
+    summarize_sitemap,
+)
 
 KINDS = load_page_kinds()
 B = "https://acme.com"
 
 
-@pytest.mark.parametrize("path, kind", [
-    ("/about/", "about"), ("/company/our-story/", "about"), ("/quienes-somos/", "about"), ("/hakkimizda", "about"),
-    ("/shop/", "products"), ("/collections/summer/", "products"), ("/menu.html", "products"), ("/urunler/", "products"),
-    ("/services/", "services"), ("/servicios/", "services"), ("/hizmetlerimiz/", "services"),
-    ("/pricing/", "pricing"), ("/precios/", "pricing"), ("/fiyatlar/", "pricing"),
-    ("/contact-us/", "contact"), ("/iletisim/", "contact"), ("/kontakt/", "contact"),
-    ("/faq/", "faq"), ("/preguntas-frecuentes/", "faq"), ("/sss/", "faq"),
-    ("/history/", None), ("/insights/api-servicios/", None), ("/careers/", None), ("/cookie-policy/", None),
-])
+@pytest.mark.parametrize(
+    "path, kind",
+    [
+        ("/about/", "about"),
+        ("/company/our-story/", "about"),
+        ("/quienes-somos/", "about"),
+        ("/hakkimizda", "about"),
+        ("/shop/", "products"),
+        ("/collections/summer/", "products"),
+        ("/menu.html", "products"),
+        ("/urunler/", "products"),
+        ("/services/", "services"),
+        ("/servicios/", "services"),
+        ("/hizmetlerimiz/", "services"),
+        ("/pricing/", "pricing"),
+        ("/precios/", "pricing"),
+        ("/fiyatlar/", "pricing"),
+        ("/contact-us/", "contact"),
+        ("/iletisim/", "contact"),
+        ("/kontakt/", "contact"),
+        ("/faq/", "faq"),
+        ("/preguntas-frecuentes/", "faq"),
+        ("/sss/", "faq"),
+        ("/history/", None),
+        ("/insights/api-servicios/", None),
+        ("/careers/", None),
+        ("/cookie-policy/", None),
+    ],
+)
 def test_page_kind_patterns_match_whole_segments(path, kind):
     assert page_kind(B + path, KINDS) == kind
 
@@ -34,15 +64,23 @@ def test_tie_break_depth_first():
 
 def test_key_pages_in_the_homepage_language_first():
     links = [f"{B}/de/preise/", f"{B}/en/pricing/", f"{B}/de/ueber-uns/", f"{B}/about/"]
-    assert dict(choose_pages(links, [], KINDS, language="en")) == {"pricing": f"{B}/en/pricing/",
-                                                                   "about": f"{B}/about/"}
+    assert dict(choose_pages(links, [], KINDS, language="en")) == {
+        "pricing": f"{B}/en/pricing/",
+        "about": f"{B}/about/",
+    }
     assert dict(choose_pages(links, [], KINDS, language="de"))["pricing"] == f"{B}/de/preise/"
     assert dict(choose_pages(links, [], KINDS))["pricing"] == f"{B}/de/preise/"  # no language: shorter path
 
 
 def test_path_language_reads_only_a_language_folder():
     assert [path_language(f"{B}{p}") for p in ("/de/preise/", "/en-us/", "/pt_BR/x", "/us/", "/go/", "/")] == [
-        "de", "en", "pt", None, None, None]
+        "de",
+        "en",
+        "pt",
+        None,
+        None,
+        None,
+    ]
 
 
 def test_tie_break_linked_from_home_second():
@@ -71,8 +109,12 @@ def test_seen_lines_are_read_once_and_budgets_hold():
 
 
 def test_round_robin_sample_leaves_the_blog():
-    urls = ([f"{B}/blog/post-{i}/" for i in range(3000)] + [f"{B}/shop/item-{i}/" for i in range(900)]
-            + [f"{B}/about/", f"{B}/contact/"] + [f"{B}/services/s-{i}/" for i in range(98)])
+    urls = (
+        [f"{B}/blog/post-{i}/" for i in range(3000)]
+        + [f"{B}/shop/item-{i}/" for i in range(900)]
+        + [f"{B}/about/", f"{B}/contact/"]
+        + [f"{B}/services/s-{i}/" for i in range(98)]
+    )
     summary = summarize_sitemap(urls)
     assert summary.total_urls == 4000 and len(summary.sample_paths) == SAMPLE_PATHS
     assert summary.sections[0].section == "/blog/" and summary.sections[0].urls == 3000
@@ -89,8 +131,13 @@ def test_wordpress_posts_at_the_top_level_do_not_flood_the_summary():
 
 
 def test_index_children_by_preference():
-    children = ["https://a.com/post-sitemap.xml", "https://a.com/misc.xml", "https://a.com/product-sitemap.xml",
-                "https://a.com/author-sitemap.xml", "https://a.com/page-sitemap.xml"]
+    children = [
+        "https://a.com/post-sitemap.xml",
+        "https://a.com/misc.xml",
+        "https://a.com/product-sitemap.xml",
+        "https://a.com/author-sitemap.xml",
+        "https://a.com/page-sitemap.xml",
+    ]
     ordered = sorted(children, key=child_preference)
     assert ordered[:2] == ["https://a.com/product-sitemap.xml", "https://a.com/page-sitemap.xml"]
     assert ordered[2] == "https://a.com/misc.xml"

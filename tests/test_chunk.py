@@ -1,6 +1,6 @@
 from ingest.index.chunk import chunk_document
-from ingest.models import Document
 from ingest.index.tokens import count_tokens
+from ingest.models import Document
 
 
 def _doc(markdown, title="Prices"):
@@ -8,7 +8,9 @@ def _doc(markdown, title="Prices"):
 
 
 def test_heading_paths_page_h1_h2():
-    doc = _doc("# Our rooms\n\nIntro text.\n\n## Single room\n\nOne bed.\n\n### Extras\n\nTea.\n\n## Double\n\nTwo beds.")
+    doc = _doc(
+        "# Our rooms\n\nIntro text.\n\n## Single room\n\nOne bed.\n\n### Extras\n\nTea.\n\n## Double\n\nTwo beds."
+    )
     chunks = chunk_document(doc, 200)
     paths = [c.heading_path for c in chunks]
     assert ("Prices", "Our rooms") in paths and ("Prices", "Our rooms", "Single room") in paths

@@ -1,4 +1,5 @@
 """The command-line contract other checks rely on (issue #2)."""
+
 import json
 
 import pytest
@@ -38,7 +39,8 @@ def test_site_problem_exits_2_with_kind_on_stderr(settings, capsys):
 
 def test_empty_site_is_reported_and_not_indexed(site_dir_server, settings, capsys):
     (site_dir_server.root_dir / "index.html").write_text(
-        "<html><body><div id='app'></div><script>render()</script></body></html>")
+        "<html><body><div id='app'></div><script>render()</script></body></html>"
+    )
     assert main(["run", site_dir_server.base + "/", "--json"]) == 2
     assert json.loads(capsys.readouterr().out)["problem"] == "empty"
 
@@ -79,15 +81,18 @@ def test_keys_create_list_revoke(demo_site, settings, capsys):
 
 def test_serve_answers_over_http(demo_site, settings, capsys):
     import httpx
-
     from conftest import ingest_serve
 
     assert main(["run", demo_site.base + "/", "--business", "demo", "--json"]) == 0
     assert main(["keys", "create", "--business", "demo"]) == 0
     secret = capsys.readouterr().out.split()[-1]
     with ingest_serve() as base:
-        response = httpx.post(base + "/v1/search", json={"query": "what time is check-in?", "top_k": 3},
-                              headers={"Authorization": f"Bearer {secret}"}, timeout=30)
+        response = httpx.post(
+            base + "/v1/search",
+            json={"query": "what time is check-in?", "top_k": 3},
+            headers={"Authorization": f"Bearer {secret}"},
+            timeout=30,
+        )
         assert response.status_code == 200
         assert any("15:00" in hit["text"] for hit in response.json()["hits"])
 
@@ -96,8 +101,12 @@ def test_extract_a_gzipped_file_as_markdown_and_text(tmp_path, capsys):
     import gzip
 
     page = tmp_path / "page.html.gz"
-    page.write_bytes(gzip.compress(b"<html><body><nav>Menu</nav><main><h1>Prices</h1><table><tr><th>Room</th>"
-                                   b"<th>Price</th></tr><tr><td>Single</td><td>85</td></tr></table></main></body></html>"))
+    page.write_bytes(
+        gzip.compress(
+            b"<html><body><nav>Menu</nav><main><h1>Prices</h1><table><tr><th>Room</th>"
+            b"<th>Price</th></tr><tr><td>Single</td><td>85</td></tr></table></main></body></html>"
+        )
+    )
     assert main(["extract", str(page)]) == 0
     markdown = capsys.readouterr().out
     assert "# Prices" in markdown and "| Single | 85 |" in markdown and "Menu" not in markdown
@@ -112,10 +121,12 @@ def test_a_reader_that_goes_away_is_not_an_error(tmp_path):
     import sys
 
     page = tmp_path / "page.html"
-    page.write_text("<html><body><main><h1>Menu</h1>" + "<p>Coffee, tea and cake every day.</p>" * 20000
-                    + "</main></body></html>")
-    proc = subprocess.Popen([sys.executable, "-m", "ingest.cli", "extract", str(page)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    page.write_text(
+        "<html><body><main><h1>Menu</h1>" + "<p>Coffee, tea and cake every day.</p>" * 20000 + "</main></body></html>"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ingest.cli", "extract", str(page)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     proc.stdout.close()  # like `| head` exiting early
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0 and "Traceback" not in err and "internal error" not in err

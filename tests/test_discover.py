@@ -1,10 +1,10 @@
 import gzip
 
-from ingest.crawl.discover import Frontier, parse_robots, parse_sitemap
-from ingest.settings import load_exclusions
-from ingest.crawl.urls import Scope
-
 from conftest import VECTORS, needs_corpora
+
+from ingest.crawl.discover import Frontier, parse_robots, parse_sitemap
+from ingest.crawl.urls import Scope
+from ingest.settings import load_exclusions
 
 SITEMAPS = VECTORS / "crawler-commons" / "sitemaps"
 
@@ -32,8 +32,10 @@ def test_sitemap_index_children_even_without_loc():
 
 
 def test_gzip_xml_index():
-    body = gzip.compress(b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-                         b'<sitemap><loc>https://a.com/s1.xml</loc></sitemap></sitemapindex>')
+    body = gzip.compress(
+        b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        b"<sitemap><loc>https://a.com/s1.xml</loc></sitemap></sitemapindex>"
+    )
     assert parse_sitemap(body).children == ("https://a.com/s1.xml",)
 
 
@@ -172,8 +174,11 @@ def test_a_recent_lastmod_raises_a_url_queued_earlier():
     frontier.add("https://acme.com/a/b/c/", 1)  # from our own memory, before the sitemap is read
     frontier.add("https://acme.com/x/", 1)
     frontier.add("https://acme.com/a/b/c/", 1, bonus=3)  # the sitemap says it changed recently
-    assert [frontier.next()[0] for _ in range(3)] == ["https://acme.com/", "https://acme.com/a/b/c/",
-                                                       "https://acme.com/x/"]
+    assert [frontier.next()[0] for _ in range(3)] == [
+        "https://acme.com/",
+        "https://acme.com/a/b/c/",
+        "https://acme.com/x/",
+    ]
     assert frontier.next() is None and len(frontier) == 0
 
 

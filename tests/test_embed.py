@@ -10,8 +10,13 @@ def test_local_model_is_the_default_without_a_key(settings):
 
 def test_local_embeddings_are_normalized_and_meaningful():
     embedder = LocalMiniLM()
-    result = embedder.embed_documents(["How much is a single room per night?", "The single room costs 85 pounds a night.",
-                                       "Dogs are welcome in the family suite."])
+    result = embedder.embed_documents(
+        [
+            "How much is a single room per night?",
+            "The single room costs 85 pounds a night.",
+            "Dogs are welcome in the family suite.",
+        ]
+    )
     vectors = np.array(result.vectors)
     assert vectors.shape == (3, 384) and result.tokens > 0 and result.calls == 1
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)

@@ -1,10 +1,10 @@
 """The OpenAI embedder against a real HTTP server on 127.0.0.1 speaking OpenAI's API."""
+
 import pytest
+from fake_openai import DIMENSIONS, FakeOpenAI, error_body
 
 from ingest.kb.embed import CreditExhausted, EmbedderError, OpenAIEmbedder, QuotaExceeded, make_embedder
 from ingest.settings import load_settings
-
-from fake_openai import DIMENSIONS, FakeOpenAI, error_body
 
 
 @pytest.fixture
@@ -53,15 +53,19 @@ def test_persistent_rate_limit_becomes_a_quota_error(fake):
 
 
 def test_insufficient_quota_is_credit_exhausted_and_not_retried(fake):
-    fake.failures = [(429, error_body("insufficient_quota", "You exceeded your current quota")),
-                     (429, error_body("insufficient_quota", "again"))]
+    fake.failures = [
+        (429, error_body("insufficient_quota", "You exceeded your current quota")),
+        (429, error_body("insufficient_quota", "again")),
+    ]
     with pytest.raises(CreditExhausted, match="out of credit"):
         _embedder().embed_documents(["hello"])
     assert len(fake.failures) == 1  # one request only
 
 
-@pytest.mark.parametrize("payload", [b"not json", {"object": "list"}, {"data": [{"index": 0, "embedding": [0.1, 0.2]}],
-                                                                     "usage": {"total_tokens": 1}}])
+@pytest.mark.parametrize(
+    "payload",
+    [b"not json", {"object": "list"}, {"data": [{"index": 0, "embedding": [0.1, 0.2]}], "usage": {"total_tokens": 1}}],
+)
 def test_malformed_responses_are_errors_not_garbage_vectors(fake, payload):
     fake.failures = [(200, payload)]
     with pytest.raises(EmbedderError):

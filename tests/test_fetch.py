@@ -6,25 +6,58 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from ingest.crawl.fetch import (Fetcher, HostThrottle, is_challenge_page, is_public_address, is_transient_status,
-                          parse_retry_after)
+from ingest.crawl.fetch import (
+    Fetcher,
+    HostThrottle,
+    is_challenge_page,
+    is_public_address,
+    is_transient_status,
+    parse_retry_after,
+)
 from ingest.settings import load_settings
 
 
-@pytest.mark.parametrize("ip, public", [
-    ("8.8.8.8", True), ("2606:4700::1111", True),
-    ("127.0.0.1", False), ("10.1.2.3", False), ("172.16.0.1", False), ("192.168.1.1", False),
-    ("169.254.169.254", False), ("100.64.0.1", False), ("224.0.0.1", False), ("0.0.0.0", False),
-    ("::1", False), ("fe80::1", False), ("fc00::1", False), ("::ffff:127.0.0.1", False), ("::ffff:10.0.0.1", False),
-])
+@pytest.mark.parametrize(
+    "ip, public",
+    [
+        ("8.8.8.8", True),
+        ("2606:4700::1111", True),
+        ("127.0.0.1", False),
+        ("10.1.2.3", False),
+        ("172.16.0.1", False),
+        ("192.168.1.1", False),
+        ("169.254.169.254", False),
+        ("100.64.0.1", False),
+        ("224.0.0.1", False),
+        ("0.0.0.0", False),
+        ("::1", False),
+        ("fe80::1", False),
+        ("fc00::1", False),
+        ("::ffff:127.0.0.1", False),
+        ("::ffff:10.0.0.1", False),
+    ],
+)
 def test_public_address_classification(ip, public):
     assert is_public_address(ip) is public
 
 
-@pytest.mark.parametrize("status, transient", [
-    (408, True), (429, True), (500, True), (502, True), (503, True), (504, True),
-    (400, False), (401, False), (403, False), (404, False), (410, False), (501, False),
-])
+@pytest.mark.parametrize(
+    "status, transient",
+    [
+        (408, True),
+        (429, True),
+        (500, True),
+        (502, True),
+        (503, True),
+        (504, True),
+        (400, False),
+        (401, False),
+        (403, False),
+        (404, False),
+        (410, False),
+        (501, False),
+    ],
+)
 def test_transient_statuses_are_listed_not_guessed(status, transient):
     assert is_transient_status(status) is transient
 
@@ -100,6 +133,7 @@ def _fetch(settings, url, **kwargs):
     async def go():
         async with Fetcher(settings, **kwargs) as fetcher:
             return await fetcher.fetch(url)
+
     return asyncio.run(go())
 
 
@@ -158,8 +192,20 @@ def test_challenge_pages_are_detected_by_content(scripted, settings):
     assert _fetch(settings, scripted.base + "/wall").error == "challenge"
 
 
-@pytest.mark.parametrize("host", ["2130706433", "0x7f.0.0.1", "0177.0.0.1", "127.1", "0x7f000001", "localhost",
-                                  "[::1]", "[::ffff:7f00:1]", "[0:0:0:0:0:ffff:127.0.0.1]"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "2130706433",
+        "0x7f.0.0.1",
+        "0177.0.0.1",
+        "127.1",
+        "0x7f000001",
+        "localhost",
+        "[::1]",
+        "[::ffff:7f00:1]",
+        "[0:0:0:0:0:ffff:127.0.0.1]",
+    ],
+)
 def test_every_spelling_of_loopback_is_refused(host, scripted, monkeypatch, tmp_path):
     """Decimal, hex, octal and short IPv4 forms, names that resolve to loopback, IPv6 and
     IPv4-mapped IPv6: the guard judges the address actually connected, not the spelling."""

@@ -29,6 +29,7 @@ def _homepage(settings, site):
     async def go():
         async with Fetcher(settings) as fetcher:
             return await find_homepage(site, fetcher)
+
     return asyncio.run(go())
 
 

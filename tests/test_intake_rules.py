@@ -1,5 +1,6 @@
 """The homepage rules of R-2.2 and R-2.3 with a scripted fetcher: DNS cannot be faked on
 loopback, so the fetcher stands in for the network and the rules are what is tested."""
+
 import asyncio
 
 import pytest
@@ -52,7 +53,9 @@ def test_plain_http_after_connection_and_tls_failures_only():
     assert page.url == H and asked == [A, W, H]
 
 
-@pytest.mark.parametrize("error, status, kind", [("timeout", 0, "timeout"), (None, 403, "blocked"), (None, 500, "error")])
+@pytest.mark.parametrize(
+    "error, status, kind", [("timeout", 0, "timeout"), (None, 403, "blocked"), (None, 500, "error")]
+)
 def test_no_plain_http_after_other_failures(error, status, kind):
     problem, asked = _run({A: _fail(A, error, status), W: _fail(W, "connect"), H: _ok(H)})
     assert isinstance(problem, SiteProblem) and problem.kind == kind

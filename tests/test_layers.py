@@ -1,5 +1,6 @@
 """The import graph: imports point down the stages (ingest/__init__.py draws them), never
 up, and no module imports itself back through others, at module level or inside a function."""
+
 import ast
 from pathlib import Path
 
@@ -61,8 +62,13 @@ def test_every_module_has_a_layer():
 
 
 def test_imports_point_down():
-    upward = sorted(f"{m} -> {t}" for m, targets in GRAPH.items() if m not in ("ingest", "retrieval")
-                    for t in targets if t not in ("ingest", "retrieval") and _layer(t) > _layer(m))
+    upward = sorted(
+        f"{m} -> {t}"
+        for m, targets in GRAPH.items()
+        if m not in ("ingest", "retrieval")
+        for t in targets
+        if t not in ("ingest", "retrieval") and _layer(t) > _layer(m)
+    )
     assert upward == []
 
 

@@ -1,4 +1,5 @@
 """The language-aware lexical analysis behind BM25 search."""
+
 from ingest.kb.lexical import PLAIN, analysis_language, document_terms, query_language, query_terms
 
 

@@ -1,9 +1,9 @@
 """robots.txt handling (protego + our decoding) on crawler-commons' real files, read in place."""
+
 import pytest
+from conftest import CORPORA_MISSING, VECTORS
 
 from ingest.crawl.discover import parse_robots
-
-from conftest import CORPORA_MISSING, VECTORS
 
 if CORPORA_MISSING:
     pytest.skip(CORPORA_MISSING, allow_module_level=True)
@@ -21,7 +21,9 @@ def test_every_file_parses(path):
     robots.can_fetch("https://example.com/some/page", "sitekb")
 
 
-@pytest.mark.parametrize("name", ["robots-with-utf8-bom.txt", "robots-with-utf16le-bom.txt", "robots-with-utf16be-bom.txt"])
+@pytest.mark.parametrize(
+    "name", ["robots-with-utf8-bom.txt", "robots-with-utf16le-bom.txt", "robots-with-utf16be-bom.txt"]
+)
 def test_byte_order_marks(name):
     text = (ROBOTS / name).read_bytes()
     robots = parse_robots(text)
@@ -52,8 +54,11 @@ def test_crawl_delay_is_per_agent():
     assert not robots.can_fetch("https://e.com/login/", "yourbot")
 
 
-@pytest.mark.xfail(strict=True, reason="protego ends a group at Crawl-delay, RFC 9309 2.2.4 says other records "
-                                       "must not; mybot should share yourbot's Disallow rules")
+@pytest.mark.xfail(
+    strict=True,
+    reason="protego ends a group at Crawl-delay, RFC 9309 2.2.4 says other records "
+    "must not; mybot should share yourbot's Disallow rules",
+)
 def test_crawl_delay_does_not_split_a_group():
     robots = _robots("crawl-delay-group-merging.txt")
     assert not robots.can_fetch("https://e.com/private/", "mybot")

@@ -1,5 +1,6 @@
 """The refresh rules together (R-10.1, R-10.2, R-9.4): every combination of source state
 and timing, written out as a table rather than derived from the code under test."""
+
 import pytest
 
 from ingest.ops.schedule import is_due

@@ -1,4 +1,5 @@
 """How hybrid search weighs its two rankings (retrieval.search)."""
+
 from retrieval.search import dense_weight
 
 

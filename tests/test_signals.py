@@ -1,6 +1,13 @@
 """Site signals are hints: canonical verdicts, text similarity, the removal guard."""
-from ingest.crawl.signals import (NEAR_DUPLICATE, Canonical, canonical_warning, judge_canonicals, removal_warnings,
-                            text_similarity)
+
+from ingest.crawl.signals import (
+    NEAR_DUPLICATE,
+    Canonical,
+    canonical_warning,
+    judge_canonicals,
+    removal_warnings,
+    text_similarity,
+)
 
 B = "https://acme.com"
 HOME = f"{B}/"
@@ -12,8 +19,7 @@ TEXTS = {
 
 
 def _judge(canonical_of, texts=None, moved=None, gone=frozenset()):
-    return judge_canonicals(canonical_of, texts or TEXTS, moved or {}, set(gone),
-                            lambda url: url.startswith(B), HOME)
+    return judge_canonicals(canonical_of, texts or TEXTS, moved or {}, set(gone), lambda url: url.startswith(B), HOME)
 
 
 def test_similarity_is_one_for_the_same_words_and_low_for_other_text():
@@ -35,15 +41,15 @@ def test_only_a_read_target_with_the_same_text_drops_a_page():
 
 
 def test_offsite_missing_and_unread_targets_keep_the_page():
-    verdicts = _judge({f"{B}/prices/": "https://other.example/prices/", f"{B}/team/": f"{B}/old-team/",
-                       HOME: f"{B}/never-read/"}, gone={f"{B}/old-team/"})
-    assert verdicts == {f"{B}/prices/": Canonical.OFFSITE, f"{B}/team/": Canonical.GONE,
-                        HOME: Canonical.NOT_READ}
+    verdicts = _judge(
+        {f"{B}/prices/": "https://other.example/prices/", f"{B}/team/": f"{B}/old-team/", HOME: f"{B}/never-read/"},
+        gone={f"{B}/old-team/"},
+    )
+    assert verdicts == {f"{B}/prices/": Canonical.OFFSITE, f"{B}/team/": Canonical.GONE, HOME: Canonical.NOT_READ}
 
 
 def test_a_canonical_naming_another_spelling_or_redirecting_back_names_the_page_itself():
-    verdicts = _judge({f"{B}/prices/": f"{B}/prices", f"{B}/team/": f"{B}/staff/"},
-                      moved={f"{B}/staff/": f"{B}/team/"})
+    verdicts = _judge({f"{B}/prices/": f"{B}/prices", f"{B}/team/": f"{B}/staff/"}, moved={f"{B}/staff/": f"{B}/team/"})
     assert verdicts == {}
 
 
@@ -72,8 +78,9 @@ def test_the_warning_counts_each_kind_and_gives_two_examples():
 def test_a_rule_taking_more_than_a_fifth_warns_with_count_and_examples():
     urls = [f"{B}/p{i}/" for i in range(5)]
     warnings = removal_warnings({"noindex": urls, "duplicate": urls[:2]}, 20, lambda u: u.removeprefix(B))
-    assert warnings == ["the noindex rule took away 5 of 20 pages with content (25%; e.g. /p0/, /p1/): "
-                        "check that the site means it"]
+    assert warnings == [
+        "the noindex rule took away 5 of 20 pages with content (25%; e.g. /p0/, /p1/): check that the site means it"
+    ]
     assert removal_warnings({"noindex": urls}, 25, str) == []  # exactly 20%
     assert removal_warnings({"noindex": urls[:2]}, 4, str) == []  # too few to be a pattern
 
@@ -83,4 +90,5 @@ def test_our_own_exclusions_warn_only_past_a_menu_s_worth_of_paths():
     assert removal_warnings({"exclusion pattern": menu}, 5, str) == []
     section = [f"{B}/konto/{i}/" for i in range(12)]
     assert removal_warnings({"exclusion pattern": section}, 20, lambda u: u.removeprefix(B))[0].startswith(
-        "the exclusion pattern rule took away 12 of 20 pages")
+        "the exclusion pattern rule took away 12 of 20 pages"
+    )

@@ -1,11 +1,12 @@
 """The fast tree builder builds the tree bs4's own lxml builder builds, on real pages."""
+
 import gzip
 
 import pytest
 from bs4 import BeautifulSoup, Tag
 from bs4.element import Comment, Doctype, NavigableString, ProcessingInstruction, Script, Stylesheet
-
 from conftest import HANDBOOK, SHARED, needs_corpora
+
 from ingest.extract import soup as html_tree
 
 WCXB_HTML = SHARED / "corpora" / "wcxb-dev" / "html"
@@ -37,6 +38,7 @@ def _shape(node) -> list:
             elif child.strip() or not (depth == 0 or after_doctype):  # blanks between top-level elements
                 out.append((type(child).__name__, str(child), depth))
             after_doctype = False
+
     walk(node, 0)
     return out
 
@@ -51,6 +53,7 @@ def _linked(soup: BeautifulSoup) -> None:
             assert child.parent is el
             if isinstance(child, Tag):
                 walk(child)
+
     walk(soup)
     assert soup.next_element is None  # bs4 does not link the soup itself into the chain
     node = None
@@ -96,6 +99,7 @@ def test_same_tree_as_bs4_on_the_handbook():
 def _deepest(soup) -> int:
     def depth(tag):
         return sum(1 for _ in tag.parents)
+
     return max(depth(t) for t in soup.find_all(True))
 
 
@@ -121,10 +125,12 @@ def test_text_over_ten_megabytes_loses_nothing():
 
 
 def test_string_types_and_whitespace_follow_bs4():
-    html = ("<!DOCTYPE html><html><head><style>p{}</style>"
-            "<script type='application/ld+json'>{\"@type\": \"Product\"}</script></head>"
-            "<body>  \n <p>a <b>b</b>\t</p><!-- note --><pre>  x\n\n  </pre>"
-            "<textarea>  </textarea><template><i>t</i></template></body></html>")
+    html = (
+        "<!DOCTYPE html><html><head><style>p{}</style>"
+        '<script type=\'application/ld+json\'>{"@type": "Product"}</script></head>'
+        "<body>  \n <p>a <b>b</b>\t</p><!-- note --><pre>  x\n\n  </pre>"
+        "<textarea>  </textarea><template><i>t</i></template></body></html>"
+    )
     fast = html_tree.parse(html)
     assert _shape(fast) == _shape(_reference(html))
     assert isinstance(fast.contents[0], Doctype)
@@ -148,13 +154,23 @@ def test_tags_have_the_cheap_hot_paths():
     assert isinstance(code, html_tree.SoupTag)
     assert code.find_parent("pre") is fast.find("pre")
     with pytest.raises(AttributeError):
-        code._decomposed  # not a search for a <_decomposed> child
+        code._decomposed  # noqa: B018 - not a search for a <_decomposed> child
     fast.find("pre").decompose()
     assert fast.get_text() == ""
 
 
-@pytest.mark.parametrize("html", ["plain text", "<p =x>y</p>", "<p>a<p>b", "<td>cell</td>", "<li>x<li>y</ul>z",
-                                  "<table><tr><td>a<div>b</table>c", "<select><option>1<p>2</select>3"])
+@pytest.mark.parametrize(
+    "html",
+    [
+        "plain text",
+        "<p =x>y</p>",
+        "<p>a<p>b",
+        "<td>cell</td>",
+        "<li>x<li>y</ul>z",
+        "<table><tr><td>a<div>b</table>c",
+        "<select><option>1<p>2</select>3",
+    ],
+)
 def test_odd_input(html):
     _same(html)
 

@@ -1,4 +1,5 @@
 """One contract, every VectorStore that can run here."""
+
 import pytest
 
 from ingest.kb.store import EdgeStore, QdrantServerStore, StoredPoint
@@ -17,15 +18,19 @@ def store(request, tmp_path):
 
 
 def _point(i, business, text, vector):
-    return StoredPoint(f"00000000-0000-0000-0000-{i:012d}", vector, {"business": business, "text": text, "url": f"u{i}"})
+    return StoredPoint(
+        f"00000000-0000-0000-0000-{i:012d}", vector, {"business": business, "text": text, "url": f"u{i}"}
+    )
 
 
 def test_upsert_count_search_delete(store):
-    store.upsert([
-        _point(1, "a", "single room costs 85 pounds", [1, 0, 0]),
-        _point(2, "a", "call us on +44 1736 555 0199", [0, 1, 0]),
-        _point(3, "b", "single room costs 85 pounds", [1, 0, 0]),
-    ])
+    store.upsert(
+        [
+            _point(1, "a", "single room costs 85 pounds", [1, 0, 0]),
+            _point(2, "a", "call us on +44 1736 555 0199", [0, 1, 0]),
+            _point(3, "b", "single room costs 85 pounds", [1, 0, 0]),
+        ]
+    )
     assert store.count("a") == 2 and store.count("b") == 1
     hits = store.search("a", [1, 0, 0], "single room", 5)
     assert hits[0].payload["text"] == "single room costs 85 pounds"
@@ -56,10 +61,12 @@ def test_edge_store_reopens_with_its_data(tmp_path):
 
 
 def test_search_modes_and_page_chunks(store):
-    store.upsert([
-        _point(1, "a", "single room costs 85 pounds", [1, 0, 0]),
-        _point(2, "a", "call us on +44 1736 555 0199", [0, 1, 0]),
-    ])
+    store.upsert(
+        [
+            _point(1, "a", "single room costs 85 pounds", [1, 0, 0]),
+            _point(2, "a", "call us on +44 1736 555 0199", [0, 1, 0]),
+        ]
+    )
     assert [h.payload["url"] for h in store.search("a", [0, 1, 0], "ignored words", 2, mode="dense")][0] == "u2"
     assert [h.payload["url"] for h in store.search("a", None, "single room", 2, mode="lexical")] == ["u1"]
     assert store.search("a", None, "zzz-unknown-term", 2, mode="lexical") == []
@@ -68,18 +75,25 @@ def test_search_modes_and_page_chunks(store):
 
 
 def test_chunks_are_analysed_in_their_page_language(store):
-    spanish = StoredPoint("00000000-0000-0000-0000-000000000011", [1, 0, 0],
-                          {"business": "a", "text": "Las habitaciones dobles cuestan 85 euros", "url": "es", "lang": "es"})
+    spanish = StoredPoint(
+        "00000000-0000-0000-0000-000000000011",
+        [1, 0, 0],
+        {"business": "a", "text": "Las habitaciones dobles cuestan 85 euros", "url": "es", "lang": "es"},
+    )
     store.upsert([spanish])
-    assert [h.payload["url"] for h in store.search("a", None, "cuesta doble", 2, mode="lexical", langs=("es",))] == ["es"]
+    assert [h.payload["url"] for h in store.search("a", None, "cuesta doble", 2, mode="lexical", langs=("es",))] == [
+        "es"
+    ]
     assert store.search("a", None, "cuesta doble", 2, mode="lexical") == []  # the plain analysis does not stem
 
 
 def test_dense_weight_zero_lets_the_lexical_ranking_lead(store):
-    store.upsert([
-        _point(1, "a", "opening hours monday to friday", [1, 0, 0]),
-        _point(2, "a", "the sauna costs 12 euros", [0, 1, 0]),
-    ])
+    store.upsert(
+        [
+            _point(1, "a", "opening hours monday to friday", [1, 0, 0]),
+            _point(2, "a", "the sauna costs 12 euros", [0, 1, 0]),
+        ]
+    )
     # The dense vector points at u1, the words at u2.
     ranked = [h.payload["url"] for h in store.search("a", [1, 0, 0], "sauna", 2, dense_weight=0.0)]
     assert ranked[0] == "u2"

@@ -1,18 +1,29 @@
-from ingest.models import Document
 from ingest.extract.templates import MIN_REMAINING_CHARS, SITE_DOCUMENT_FRAGMENT, find_template_lines, strip_templates
+from ingest.models import Document
 
 NAV = "- Home\n- Rooms\n- Prices\n- Contact"
 FOOTER = "12 Quay Street, Porthkerris\nPhone +44 1736 555 0199"
 
 
 def _doc(i, body, lang="en", title=None):
-    return Document(url=f"https://a.com/p{i}/", title=title or f"Page {i} | Harbour Light",
-                    markdown=f"{NAV}\n\n{body}\n\n{FOOTER}", chrome="", lang=lang)
+    return Document(
+        url=f"https://a.com/p{i}/",
+        title=title or f"Page {i} | Harbour Light",
+        markdown=f"{NAV}\n\n{body}\n\n{FOOTER}",
+        chrome="",
+        lang=lang,
+    )
 
 
 def _site(n=6):
-    return [_doc(i, f"# Page {i}\n\nUnique text number {i} about the guesthouse and its many rooms by the sea, "
-                    f"written for page {i} only, long enough to count as real content.") for i in range(n)]
+    return [
+        _doc(
+            i,
+            f"# Page {i}\n\nUnique text number {i} about the guesthouse and its many rooms by the sea, "
+            f"written for page {i} only, long enough to count as real content.",
+        )
+        for i in range(n)
+    ]
 
 
 def test_lines_on_more_than_half_of_pages_are_dropped_everywhere():
@@ -34,8 +45,10 @@ def test_template_is_kept_once_in_a_site_wide_document():
 
 def test_lines_on_half_or_fewer_pages_stay():
     docs = _site(6)
-    docs = [d if i >= 3 else Document(**{**d.__dict__, "markdown": d.markdown + "\nShared by three"})
-            for i, d in enumerate(docs)]
+    docs = [
+        d if i >= 3 else Document(**{**d.__dict__, "markdown": d.markdown + "\nShared by three"})
+        for i, d in enumerate(docs)
+    ]
     assert "Shared by three" not in find_template_lines(docs)
 
 
@@ -62,10 +75,22 @@ def test_language_groups_find_each_languages_menu():
     """A bilingual site: each menu is on half the pages overall, but on all pages of its language."""
     docs = []
     for i in range(4):
-        docs.append(Document(url=f"https://a.com/en/{i}", title="x", lang="en",
-                             markdown=f"- Home\n- Rooms\n\nEnglish page {i} with its own long text about the sea."))
-        docs.append(Document(url=f"https://a.com/de/{i}", title="x", lang="de",
-                             markdown=f"- Startseite\n- Zimmer\n\nDeutsche Seite {i} mit eigenem langen Text über das Meer."))
+        docs.append(
+            Document(
+                url=f"https://a.com/en/{i}",
+                title="x",
+                lang="en",
+                markdown=f"- Home\n- Rooms\n\nEnglish page {i} with its own long text about the sea.",
+            )
+        )
+        docs.append(
+            Document(
+                url=f"https://a.com/de/{i}",
+                title="x",
+                lang="de",
+                markdown=f"- Startseite\n- Zimmer\n\nDeutsche Seite {i} mit eigenem langen Text über das Meer.",
+            )
+        )
     template = find_template_lines(docs)
     assert {"- Home", "- Startseite"} <= template
 
@@ -74,9 +99,11 @@ def test_a_recovered_block_repeated_on_most_pages_is_template_and_a_page_specifi
     """The seed's clinic: callout recovery re-added an author bio repeated on 17-38 pages;
     recovered blocks go through the repetition rule, judged whole (a bio is longer than
     the 200-character line limit)."""
-    bio = ("Dr. Ayşe Demir has placed dental implants for twenty years, trained in Istanbul and Zurich, "
-           "and leads the clinic's surgical team; she answers patients' questions every Friday afternoon "
-           "and writes the clinic's guides on implants, bridges and aftercare.")
+    bio = (
+        "Dr. Ayşe Demir has placed dental implants for twenty years, trained in Istanbul and Zurich, "
+        "and leads the clinic's surgical team; she answers patients' questions every Friday afternoon "
+        "and writes the clinic's guides on implants, bridges and aftercare."
+    )
     warning = "Four implants are not automatically enough for every patient."
     docs = []
     for i in range(30):
@@ -87,8 +114,11 @@ def test_a_recovered_block_repeated_on_most_pages_is_template_and_a_page_specifi
             recovered.append(warning)
         if i < 17:
             body += f"\n\n{bio}"
-        docs.append(Document(url=f"https://clinic.example/s{i}/", title=f"Service {i}", markdown=body,
-                             recovered=tuple(recovered)))
+        docs.append(
+            Document(
+                url=f"https://clinic.example/s{i}/", title=f"Service {i}", markdown=body, recovered=tuple(recovered)
+            )
+        )
     assert len(bio) > 200
     result = strip_templates(docs, "https://clinic.example/s0/")
     assert not [d.url for d in result.documents if "Dr. Ayşe Demir" in d.markdown]

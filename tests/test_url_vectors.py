@@ -6,28 +6,37 @@ Cases we deliberately treat differently, and why:
 - a scheme-less `foo.com/index.html` gives None without a base: inside a page it is a
   relative link (browsers read it so), and the user's typed domain goes through intake.
 """
+
 import csv
 
 import pytest
+from conftest import CORPORA_MISSING, VECTORS
 
 from ingest.crawl.urls import normalize_url
-
-from conftest import CORPORA_MISSING, VECTORS
 
 if CORPORA_MISSING:
     pytest.skip(CORPORA_MISSING, allow_module_level=True)
 
 NORMALIZER = VECTORS / "crawler-commons" / "normalizer"
 DELIBERATE = {
-    "file:///foo/bar.txt", "ftp:/", "http:////", "http:///////", "foo.com/index.html",
-    "ftp://foo.com/index.html", "file:/path/index.html", "file:/var/www/html/////./bar/index.html",
+    "file:///foo/bar.txt",
+    "ftp:/",
+    "http:////",
+    "http:///////",
+    "foo.com/index.html",
+    "ftp://foo.com/index.html",
+    "file:/path/index.html",
+    "file:/var/www/html/////./bar/index.html",
     "file:/var/www/html/foo/../bar/index.html",
 }
 
 
 def _pairs():
-    lines = [line for line in (NORMALIZER / "weirdToNormalizedUrls.csv").read_text(encoding="utf-8").splitlines()
-             if line.strip() and not line.startswith("#")]
+    lines = [
+        line
+        for line in (NORMALIZER / "weirdToNormalizedUrls.csv").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     return [tuple(cell.strip() for cell in row[:2]) for row in csv.reader(lines, skipinitialspace=True)]
 
 
@@ -49,8 +58,11 @@ def test_deliberate_differences_are_not_crawlable(weird):
 
 
 def test_invalid_urls_give_none_never_an_exception():
-    lines = [l.strip() for l in (NORMALIZER / "invalidUrls.csv").read_text(encoding="utf-8").splitlines()
-             if l.strip() and not l.startswith("#")]
+    lines = [
+        l.strip()
+        for l in (NORMALIZER / "invalidUrls.csv").read_text(encoding="utf-8").splitlines()
+        if l.strip() and not l.startswith("#")
+    ]
     assert lines
     for url in lines:
         assert normalize_url(url) is None, url

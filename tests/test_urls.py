@@ -1,18 +1,21 @@
 import pytest
 
-from ingest.settings import load_exclusions
 from ingest.crawl.urls import Scope, normalize_url, page_key, prefix_of, site_host
+from ingest.settings import load_exclusions
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("HTTP://Example.COM:80/a/./b/../c", "http://example.com/a/c"),
-    ("https://example.com:443", "https://example.com/"),
-    ("https://example.com/%7euser/%2fx", "https://example.com/~user/%2Fx"),
-    ("https://example.com/p?b=2&a=1#frag", "https://example.com/p?a=1&b=2"),
-    ("https://example.com/p?utm_source=x&fbclid=y&id=3", "https://example.com/p?id=3"),
-    ("https://example.com/Path/Case", "https://example.com/Path/Case"),
-    ("https://example.com:8443/x", "https://example.com:8443/x"),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("HTTP://Example.COM:80/a/./b/../c", "http://example.com/a/c"),
+        ("https://example.com:443", "https://example.com/"),
+        ("https://example.com/%7euser/%2fx", "https://example.com/~user/%2Fx"),
+        ("https://example.com/p?b=2&a=1#frag", "https://example.com/p?a=1&b=2"),
+        ("https://example.com/p?utm_source=x&fbclid=y&id=3", "https://example.com/p?id=3"),
+        ("https://example.com/Path/Case", "https://example.com/Path/Case"),
+        ("https://example.com:8443/x", "https://example.com:8443/x"),
+    ],
+)
 def test_normalize(raw, expected):
     assert normalize_url(raw, tracking_params=frozenset({"fbclid"})) == expected
 
@@ -34,17 +37,20 @@ def test_apex_and_www_are_one_site_and_one_page():
     assert not scope.in_site("https://accounts.google.com/")
 
 
-@pytest.mark.parametrize("url, excluded", [
-    ("https://acme.com/admin/", True),
-    ("https://acme.com/wp-admin/edit.php", True),
-    ("https://acme.com/giris", True),
-    ("https://acme.com/sepet/", True),
-    ("https://acme.com/shop?sort=price", True),
-    ("https://acme.com/2024/05/", True),
-    ("https://acme.com/community/procedures/administratives/", False),
-    ("https://acme.com/cartography/", False),
-    ("https://acme.com/rooms/", False),
-])
+@pytest.mark.parametrize(
+    "url, excluded",
+    [
+        ("https://acme.com/admin/", True),
+        ("https://acme.com/wp-admin/edit.php", True),
+        ("https://acme.com/giris", True),
+        ("https://acme.com/sepet/", True),
+        ("https://acme.com/shop?sort=price", True),
+        ("https://acme.com/2024/05/", True),
+        ("https://acme.com/community/procedures/administratives/", False),
+        ("https://acme.com/cartography/", False),
+        ("https://acme.com/rooms/", False),
+    ],
+)
 def test_exclusions_match_whole_segments(url, excluded):
     scope = Scope.from_config("https://acme.com/", load_exclusions())
     assert (scope.exclusion_reason(url) == "excluded_pattern") is excluded
@@ -58,20 +64,27 @@ def test_the_spellings_a_static_host_serves_one_file_under_are_one_page():
     assert page_key("https://a.com/catalogo/precios") != page_key("https://a.com/catalogo")
 
 
-@pytest.mark.parametrize("requested, final, prefix", [
-    ("https://user.github.io/", "https://user.github.io/en/", "/"),  # a redirect to a language is not a folder
-    ("https://user.github.io/shop/", "https://user.github.io/shop/", "/shop/"),
-    ("https://user.github.io/shop", "https://user.github.io/shop/", "/shop/"),
-    ("https://acme.com/index.html", "https://acme.com/index.html", "/"),
-    ("https://acme.com/en/about", "https://acme.com/en/about", "/"),  # a page, not a folder
-])
+@pytest.mark.parametrize(
+    "requested, final, prefix",
+    [
+        ("https://user.github.io/", "https://user.github.io/en/", "/"),  # a redirect to a language is not a folder
+        ("https://user.github.io/shop/", "https://user.github.io/shop/", "/shop/"),
+        ("https://user.github.io/shop", "https://user.github.io/shop/", "/shop/"),
+        ("https://acme.com/index.html", "https://acme.com/index.html", "/"),
+        ("https://acme.com/en/about", "https://acme.com/en/about", "/"),  # a page, not a folder
+    ],
+)
 def test_a_site_lives_under_the_folder_its_address_names(requested, final, prefix):
     assert prefix_of(requested, final) == prefix
 
 
 def test_a_folder_whose_page_links_around_its_host_is_a_section_of_a_larger_site():
-    section = ("https://www.acme.com/", "https://acme.com/services/", "https://acme.com/contact/",
-               "https://acme.com/about-us/team/")
+    section = (
+        "https://www.acme.com/",
+        "https://acme.com/services/",
+        "https://acme.com/contact/",
+        "https://acme.com/about-us/team/",
+    )
     assert prefix_of("https://acme.com/about-us/", "https://acme.com/about-us/", section) == "/"
     project = ("https://user.github.io/", "https://user.github.io/shop/kettles/", "https://other.example/x/")
     assert prefix_of("https://user.github.io/shop/", "https://user.github.io/shop/", project) == "/shop/"

@@ -3,6 +3,7 @@
 Pure parsing and queueing; the orchestrator does the fetching, so each piece
 here can be tested on bytes.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -168,12 +169,17 @@ class CrawlMonitor:
         self.rates.append(round((queued - self._queued_at_window) / RATE_WINDOW_PAGES, 2))
         self._queued_at_window = queued
         last = self.rates[-RATE_WINDOWS_TO_WARN:]
-        if (self.trap_warning is None and len(last) == RATE_WINDOWS_TO_WARN
-                and min(last) >= TRAP_RATE and last[-1] >= RATE_FALL_IS_NOT_FALLING * last[0]):
+        if (
+            self.trap_warning is None
+            and len(last) == RATE_WINDOWS_TO_WARN
+            and min(last) >= TRAP_RATE
+            and last[-1] >= RATE_FALL_IS_NOT_FALLING * last[0]
+        ):
             self.trap_warning = (
                 f"the discovery rate is not falling ({', '.join(map(str, last))} new URLs per page over the last "
                 f"{RATE_WINDOW_PAGES * RATE_WINDOWS_TO_WARN} pages): the site may generate URLs without end "
-                "(a calendar, filters, session ids); the page budget bounds this crawl")
+                "(a calendar, filters, session ids); the page budget bounds this crawl"
+            )
 
 
 @dataclass(order=True)
@@ -188,8 +194,15 @@ class Frontier:
     """Priority queue of URLs to fetch. The visited set is filled at enqueue time;
     budgets are enforced at admission; `next()` never sleeps (R-3.5)."""
 
-    def __init__(self, scope: Scope, max_pages: int, max_depth: int, robots: Protego | None = None,
-                 user_agent: str = "*", max_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        scope: Scope,
+        max_pages: int,
+        max_depth: int,
+        robots: Protego | None = None,
+        user_agent: str = "*",
+        max_bytes: int | None = None,
+    ) -> None:
         self.scope = scope
         self.max_pages = max_pages
         self.max_depth = max_depth
@@ -219,8 +232,15 @@ class Frontier:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
         return False
 
-    def add(self, url: str, depth: int, base: str | None = None, bonus: int = 0, linked: bool = True,
-            moved_here: bool = False) -> bool:
+    def add(
+        self,
+        url: str,
+        depth: int,
+        base: str | None = None,
+        bonus: int = 0,
+        linked: bool = True,
+        moved_here: bool = False,
+    ) -> bool:
         """Admit a URL (normalized here). Returns True when it was queued. `linked=False`
         re-checks a page we stored before without counting it as still linked.
         `moved_here`: the target of a redirect, fetched even when another spelling of
@@ -270,8 +290,7 @@ class Frontier:
 
     def held_back(self) -> dict[str, str]:
         """Spellings never fetched, each with the spelling that was fetched for its page."""
-        return {spelling: self._page_of_key[key] for key, waiting in self._spellings.items()
-                for spelling, _ in waiting}
+        return {spelling: self._page_of_key[key] for key, waiting in self._spellings.items() for spelling, _ in waiting}
 
     def _release(self, url: str) -> bool:
         """Queue a spelling that was held back; False when `url` was not one."""

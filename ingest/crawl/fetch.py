@@ -6,6 +6,7 @@ with scope and hop checks (R-3.3, R-4.4) → a streaming GET with size and
 content-type limits (R-4.4) → `GuardedBackend`, which resolves the host itself and
 refuses non-public addresses on the socket actually connected (R-2.6).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -46,10 +47,21 @@ class PrivateAddressError(Exception):
 # Soft blocks (R-4.5): challenge and captcha pages answered with status 200. Matched in
 # the first bytes of small pages only; a real page that mentions a captcha is long.
 _CHALLENGE_MARKERS = (
-    b"<title>just a moment", b"cf-browser-verification", b"challenge-platform", b"cf_chl_opt",
-    b"attention required! | cloudflare", b"checking your browser before accessing", b"ddos-guard",
-    b"/_incapsula_resource", b"px-captcha", b"g-recaptcha", b"h-captcha", b"please enable js and disable any ad blocker",
-    b"sgcaptcha", b"awswaf", b"perimeterx",
+    b"<title>just a moment",
+    b"cf-browser-verification",
+    b"challenge-platform",
+    b"cf_chl_opt",
+    b"attention required! | cloudflare",
+    b"checking your browser before accessing",
+    b"ddos-guard",
+    b"/_incapsula_resource",
+    b"px-captcha",
+    b"g-recaptcha",
+    b"h-captcha",
+    b"please enable js and disable any ad blocker",
+    b"sgcaptcha",
+    b"awswaf",
+    b"perimeterx",
 )
 CHALLENGE_MAX_BYTES = 60_000
 
@@ -78,7 +90,7 @@ async def resolve(host: str, port: int, allow_private: bool, timeout: float | No
         infos = await asyncio.wait_for(loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), timeout)
     except socket.gaierror as exc:
         raise httpcore.ConnectError(f"DNS lookup failed for {host}: {exc}") from exc
-    except asyncio.TimeoutError as exc:
+    except TimeoutError as exc:
         raise httpcore.ConnectTimeout(f"DNS lookup timed out for {host}") from exc
     addresses = [info[4][0] for info in infos]
     if not allow_private:
@@ -216,7 +228,7 @@ class Fetcher:
             follow_redirects=False,
         )
 
-    async def __aenter__(self) -> "Fetcher":
+    async def __aenter__(self) -> Fetcher:
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -230,8 +242,15 @@ class Fetcher:
     def set_crawl_delay(self, host: str, seconds: float) -> None:
         self.throttle(host).crawl_delay = seconds
 
-    async def fetch(self, url: str, validators: Validators | None = None, depth: int = 0,
-                    accept: Iterable[str] = HTML_TYPES, method: str = "GET", follow_redirects: bool = True) -> Page:
+    async def fetch(
+        self,
+        url: str,
+        validators: Validators | None = None,
+        depth: int = 0,
+        accept: Iterable[str] = HTML_TYPES,
+        method: str = "GET",
+        follow_redirects: bool = True,
+    ) -> Page:
         """Fetch with retries. Network failures come back as a Page with `error` set, never raised.
         With `follow_redirects=False` a redirect comes back as it is (status and `location`)."""
         try:
@@ -254,8 +273,14 @@ class Fetcher:
             async for attempt in retrying:
                 with attempt:
                     async with throttle as level:
-                        page = await self._follow(url, validators, depth, tuple(accept), method,
-                                                  self.settings.max_redirects if follow_redirects else 0)
+                        page = await self._follow(
+                            url,
+                            validators,
+                            depth,
+                            tuple(accept),
+                            method,
+                            self.settings.max_redirects if follow_redirects else 0,
+                        )
                     after = parse_retry_after(page.retry_after)
                     throttle.record(page.status, after, sent_at=level)
                     if is_transient_status(page.status) or page.error in ("timeout", "connect"):
@@ -271,8 +296,9 @@ class Fetcher:
             return exc.page
         raise AssertionError("unreachable")
 
-    async def _follow(self, url: str, validators: Validators | None, depth: int, accept: tuple[str, ...],
-                      method: str, max_hops: int) -> Page:
+    async def _follow(
+        self, url: str, validators: Validators | None, depth: int, accept: tuple[str, ...], method: str, max_hops: int
+    ) -> Page:
         current = url
         headers: dict[str, str] = {}
         if validators and validators.etag:
@@ -284,8 +310,7 @@ class Fetcher:
             try:
                 page = await self._get(current, url, headers, depth, accept, method)
             except PrivateAddressError as exc:
-                return Page(url=url, final_url=current, status=0, error="private", depth=depth,
-                            detail=str(exc))
+                return Page(url=url, final_url=current, status=0, error="private", depth=depth, detail=str(exc))
             transferred += page.bytes_transferred
             key = str(page.status) if page.status else (page.error or "error")
             self.status_counts[key] = self.status_counts.get(key, 0) + 1
@@ -300,23 +325,34 @@ class Fetcher:
                 current = nxt
                 continue
             return replace(page, bytes_transferred=transferred)
-        return Page(url=url, final_url=current, status=0, error="too_many_redirects", depth=depth,
-                    bytes_transferred=transferred)
+        return Page(
+            url=url, final_url=current, status=0, error="too_many_redirects", depth=depth, bytes_transferred=transferred
+        )
 
-    async def _get(self, current: str, original: str, headers: dict[str, str], depth: int,
-                   accept: tuple[str, ...], method: str) -> Page:
+    async def _get(
+        self, current: str, original: str, headers: dict[str, str], depth: int, accept: tuple[str, ...], method: str
+    ) -> Page:
         limit = self.settings.max_body_bytes
         try:
             if self._proxied:
                 target = httpx.URL(current)
-                await resolve(target.host, target.port or (443 if target.scheme == "https" else 80),
-                              self.settings.allow_private_hosts, self.settings.request_timeout_s)
+                await resolve(
+                    target.host,
+                    target.port or (443 if target.scheme == "https" else 80),
+                    self.settings.allow_private_hosts,
+                    self.settings.request_timeout_s,
+                )
             async with self._client.stream(method, current, headers=headers) as response:
-                base = dict(url=original, final_url=str(response.url), status=response.status_code,
-                            depth=depth, etag=response.headers.get("etag"),
-                            last_modified=response.headers.get("last-modified"),
-                            x_robots_tag=response.headers.get("x-robots-tag", ""),
-                            bytes_transferred=_header_bytes(response))
+                base = dict(
+                    url=original,
+                    final_url=str(response.url),
+                    status=response.status_code,
+                    depth=depth,
+                    etag=response.headers.get("etag"),
+                    last_modified=response.headers.get("last-modified"),
+                    x_robots_tag=response.headers.get("x-robots-tag", ""),
+                    bytes_transferred=_header_bytes(response),
+                )
                 if response.status_code in REDIRECT_STATUSES:
                     return Page(**base, location=response.headers.get("location"))
                 if response.status_code in TRANSIENT_STATUSES or response.status_code in THROTTLE_STATUSES:
@@ -351,17 +387,18 @@ class Fetcher:
         except httpx.InvalidURL as exc:  # a redirect Location httpx cannot parse
             return Page(url=original, final_url=current, status=0, error="invalid_url", depth=depth, detail=str(exc))
         except (httpx.HTTPError, httpcore.ProtocolError) as exc:
-            return Page(url=original, final_url=current, status=0, error="protocol", depth=depth,
-                        detail=str(exc))
+            return Page(url=original, final_url=current, status=0, error="protocol", depth=depth, detail=str(exc))
 
 
 def _header_bytes(response: httpx.Response) -> int:
     """Size of the status line and headers as sent (httpx counts only body bytes)."""
-    return len(f"HTTP/1.1 {response.status_code} {response.reason_phrase}\r\n") + 2 + sum(
-        len(name) + len(value) + 4 for name, value in response.headers.raw)
+    return (
+        len(f"HTTP/1.1 {response.status_code} {response.reason_phrase}\r\n")
+        + 2
+        + sum(len(name) + len(value) + 4 for name, value in response.headers.raw)
+    )
 
 
 def _is_tls_error(exc: BaseException) -> bool:
     text = repr(exc) + repr(exc.__cause__ or "")
     return "SSL" in text or "CERTIFICATE" in text.upper()
-

@@ -1,4 +1,5 @@
 """Domain intake (R-2.1 … R-2.6): from what the user typed to a reachable homepage."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -6,9 +7,9 @@ import re
 from urllib.parse import urlsplit
 
 from ingest.crawl.fetch import Fetcher
+from ingest.crawl.urls import normalize_url
 from ingest.models import Page
 from ingest.problems import SiteProblem
-from ingest.crawl.urls import normalize_url
 
 BLOCKED_STATUSES = frozenset({401, 403, 429, 451, 503})
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")

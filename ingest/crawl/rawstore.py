@@ -1,5 +1,6 @@
 """Raw responses, gzip-compressed and content-addressed (R-4.6): a parser fix
 re-parses from here without re-fetching, and a 304 is re-extracted from here."""
+
 from __future__ import annotations
 
 import gzip

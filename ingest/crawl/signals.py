@@ -8,6 +8,7 @@ obeying a wrong signal empties a knowledge base without a word. So a page is dro
 for a canonical link only on evidence (the target was read and says the same), and
 any one rule that takes away a large share of a site's pages warns, with examples.
 """
+
 from __future__ import annotations
 
 import re
@@ -58,8 +59,14 @@ def _bag_similarity(words_a: Counter, words_b: Counter) -> float:
     return 2 * sum((words_a & words_b).values()) / total
 
 
-def judge_canonicals(canonical_of: dict[str, str | None], text_of: dict[str, str], moved: dict[str, str],
-                     gone: set[str], in_site: Callable[[str], bool], homepage: str) -> dict[str, Canonical]:
+def judge_canonicals(
+    canonical_of: dict[str, str | None],
+    text_of: dict[str, str],
+    moved: dict[str, str],
+    gone: set[str],
+    in_site: Callable[[str], bool],
+    homepage: str,
+) -> dict[str, Canonical]:
     """For each page read this run (`text_of`: its main text) whose canonical link names
     another page, what that link is worth. Only `DUPLICATE` removes a page; every other
     verdict keeps it and is a misconfiguration to report. `moved` maps the URLs that
@@ -110,8 +117,9 @@ def follow(url: str, moved: dict[str, str]) -> str:
     return url
 
 
-def canonical_warning(verdicts: dict[str, Canonical], shown: Callable[[str], str],
-                      canonical_of: dict[str, str | None]) -> str | None:
+def canonical_warning(
+    verdicts: dict[str, Canonical], shown: Callable[[str], str], canonical_of: dict[str, str | None]
+) -> str | None:
     """One sentence on the canonical links that were not obeyed, or None."""
     wrong = sorted(url for url, verdict in verdicts.items() if verdict is not Canonical.DUPLICATE)
     if not wrong:
@@ -119,19 +127,23 @@ def canonical_warning(verdicts: dict[str, Canonical], shown: Callable[[str], str
     counts = Counter(verdicts[url].value for url in wrong)
     why = ", ".join(f"{n} {_CANONICAL_WHY[kind]}" for kind, n in counts.most_common())
     examples = ", ".join(f"{shown(url)} -> {shown(canonical_of[url] or '')}" for url in wrong[:2])
-    return (f"{len(wrong)} pages name a canonical URL that is not a copy of them ({why}); they were kept, since "
-            f"the site's canonical links look misconfigured (e.g. {examples})")
+    return (
+        f"{len(wrong)} pages name a canonical URL that is not a copy of them ({why}); they were kept, since "
+        f"the site's canonical links look misconfigured (e.g. {examples})"
+    )
 
 
 _CANONICAL_WHY = {
-    "homepage": "point to the homepage", "offsite": "point off the site", "gone": "point to a missing page",
-    "not_read": "point to a page that could not be read", "different_text": "point to a page with other text",
+    "homepage": "point to the homepage",
+    "offsite": "point off the site",
+    "gone": "point to a missing page",
+    "not_read": "point to a page that could not be read",
+    "different_text": "point to a page with other text",
     "chain": "point to a copy of yet another page",
 }
 
 
-def removal_warnings(removed: dict[str, list[str]], pages_with_content: int,
-                     shown: Callable[[str], str]) -> list[str]:
+def removal_warnings(removed: dict[str, list[str]], pages_with_content: int, shown: Callable[[str], str]) -> list[str]:
     """A warning for each rule that took away more than a fifth of the pages with content,
     naming the rule, the count and two examples."""
     warnings = []
@@ -139,6 +151,8 @@ def removal_warnings(removed: dict[str, list[str]], pages_with_content: int,
         least = MIN_EXCLUDED_TO_WARN if rule == "exclusion pattern" else MIN_REMOVED_TO_WARN
         if pages_with_content and len(urls) >= least and len(urls) / pages_with_content > REMOVAL_SHARE_TO_WARN:
             examples = ", ".join(shown(url) for url in sorted(urls)[:2])
-            warnings.append(f"the {rule} rule took away {len(urls)} of {pages_with_content} pages with content "
-                            f"({len(urls) / pages_with_content:.0%}; e.g. {examples}): check that the site means it")
+            warnings.append(
+                f"the {rule} rule took away {len(urls)} of {pages_with_content} pages with content "
+                f"({len(urls) / pages_with_content:.0%}; e.g. {examples}): check that the site means it"
+            )
     return warnings

@@ -1,4 +1,5 @@
 """URL normalization and site scope (R-3.2, R-3.3, R-3.4)."""
+
 from __future__ import annotations
 
 import re
@@ -120,8 +121,13 @@ def prefix_of(requested: str, final: str, links: tuple[str, ...] = ()) -> str:
     if urlsplit(requested).path in ("", "/") or not path.endswith("/"):
         return "/"
     host = site_host(urlsplit(final).hostname or "")
-    outside = {p for link in links if site_host(urlsplit(link).hostname or "") == host
-               and (p := urlsplit(link).path or "/") != "/" and not p.startswith(path)}
+    outside = {
+        p
+        for link in links
+        if site_host(urlsplit(link).hostname or "") == host
+        and (p := urlsplit(link).path or "/") != "/"
+        and not p.startswith(path)
+    }
     return "/" if len(outside) >= OUTSIDE_LINKS_OF_A_SECTION else path
 
 
@@ -144,7 +150,7 @@ class Scope:
     prefix: str = "/"
 
     @classmethod
-    def from_config(cls, root: str, exclusions: dict, prefix: str = "/") -> "Scope":
+    def from_config(cls, root: str, exclusions: dict, prefix: str = "/") -> Scope:
         return cls(
             root=root,
             prefix=prefix,
@@ -218,7 +224,7 @@ class Scope:
     def exclusion_reason(self, url: str) -> str | None:
         """'excluded_pattern' when the URL matches a configured exclusion, else None."""
         parts = urlsplit(url)
-        inside = parts.path[len(self.prefix):] if parts.path.startswith(self.prefix) else parts.path
+        inside = parts.path[len(self.prefix) :] if parts.path.startswith(self.prefix) else parts.path
         segments = [unquote(s).lower() for s in inside.split("/") if s]
         if any(s in self.excluded_segments for s in segments):
             return "excluded_pattern"

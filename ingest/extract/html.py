@@ -10,6 +10,7 @@ page (a card is never taken for the page's content), and a product's schema.org
 facts from JSON-LD when the visible page lacks them. Recovered blocks are listed in
 `Document.recovered`, so the site-level template rule judges them whole.
 """
+
 from __future__ import annotations
 
 import html as html_lib
@@ -25,9 +26,26 @@ from ingest.extract import soup as html_tree
 from ingest.extract.markdown import HEADING, in_code
 from ingest.models import Document
 
-REMOVE_TAGS = ("script", "style", "template", "iframe", "svg", "canvas",
-               "button", "input", "select", "textarea", "object", "embed", "dialog", "img", "picture",
-               "video", "audio", "map")
+REMOVE_TAGS = (
+    "script",
+    "style",
+    "template",
+    "iframe",
+    "svg",
+    "canvas",
+    "button",
+    "input",
+    "select",
+    "textarea",
+    "object",
+    "embed",
+    "dialog",
+    "img",
+    "picture",
+    "video",
+    "audio",
+    "map",
+)
 # Per-page cookie/consent overlays: matched on id/class attributes only.
 _OVERLAY = re.compile(r"cookie|consent|gdpr", re.I)
 # Per-page furniture inside the content area, recognised by class or id: sharing
@@ -39,16 +57,21 @@ _OVERLAY = re.compile(r"cookie|consent|gdpr", re.I)
 _FURNITURE = re.compile(
     r"(?:^|[-_\s])(?:share|sharing|social|related|breadcrumbs?|newsletter|subscribe|signup|"
     r"sidebar|advert|ads|ad-slot|promo|popup|modal|pagination|pager|tags|tag-list|post-meta|"
-    r"entry-meta|byline|author-box|skip-link|screen-reader-text|sr-only|visually-hidden)(?:$|[-_\s])", re.I)
+    r"entry-meta|byline|author-box|skip-link|screen-reader-text|sr-only|visually-hidden)(?:$|[-_\s])",
+    re.I,
+)
 FURNITURE_MAX_CHARS = 1500
 # Blocks about other things than the page: a post's comment thread, customer reviews,
 # recommendations, "also bought" carousels. Dropped whatever their size (WCXB dev:
 # product F1 0.576 -> 0.612, article +0.002); the plural only, since class="review"
 # marks review articles and class="comment" a forum's posts, which are its content.
-_ELSEWHERE = re.compile(r"(?:^|[-_\s])(?:comments|comment-list|commentlist|comments-area|comment-respond|"
-                        r"disqus_thread|trackbacks|pingbacks|"
-                        r"reviews|customer-reviews|review-list|recommendations|recommended|"
-                        r"also-(?:bought|viewed|like)|cross-?sells?|upsells?|similar-products)(?:$|[-_\s])", re.I)
+_ELSEWHERE = re.compile(
+    r"(?:^|[-_\s])(?:comments|comment-list|commentlist|comments-area|comment-respond|"
+    r"disqus_thread|trackbacks|pingbacks|"
+    r"reviews|customer-reviews|review-list|recommendations|recommended|"
+    r"also-(?:bought|viewed|like)|cross-?sells?|upsells?|similar-products)(?:$|[-_\s])",
+    re.I,
+)
 FURNITURE_MAX_SHARE = 0.3
 # A <main> or <article> with less than this share of the page's text is not its content. *ours*
 MIN_REGION_SHARE = 0.2
@@ -63,9 +86,11 @@ _LINE_NUMBERS = re.compile(r"[\d\s]*")
 # `(?=[\s/>])`: not the custom elements <svg-icon>, <script-loader>. A script holding
 # "<!--" (old document.write('<script>...</script>') tricks) is kept for the parser,
 # whose rules for it are subtler than the first </script>; so is a self-closing <svg/>.
-_UNPARSED = re.compile(r"<script(?=[\s/>])(?![^>]*application/ld\+json)[^>]*>.*?</script\s*>"
-                       r"|<style(?=[\s/>]).*?</style\s*>|<!--.*?-->|<svg(?=[\s/>])[^>]*(?<!/)>.*?</svg\s*>",
-                       re.I | re.S)
+_UNPARSED = re.compile(
+    r"<script(?=[\s/>])(?![^>]*application/ld\+json)[^>]*>.*?</script\s*>"
+    r"|<style(?=[\s/>]).*?</style\s*>|<!--.*?-->|<svg(?=[\s/>])[^>]*(?<!/)>.*?</svg\s*>",
+    re.I | re.S,
+)
 _SVG_HREF = re.compile(r"<a\b[^>]*?\s(?:xlink:)?href\s*=\s*[\"']([^\"']*)", re.I)
 
 
@@ -106,8 +131,14 @@ class _Converter(MarkdownConverter):
 
 
 def _to_markdown(node: Tag) -> str:
-    md = _Converter(heading_style="ATX", bullets="-", strip=["img"], escape_underscores=False,
-                    escape_asterisks=False, table_infer_header=True).convert_soup(node)
+    md = _Converter(
+        heading_style="ATX",
+        bullets="-",
+        strip=["img"],
+        escape_underscores=False,
+        escape_asterisks=False,
+        table_infer_header=True,
+    ).convert_soup(node)
     lines = [line.rstrip() for line in md.replace("\xa0", " ").splitlines()]
     text = "\n".join(lines)
     text = _TRAILING.sub("\n", text)
@@ -216,12 +247,13 @@ def _holds_page(tag: Tag, page_chars: int) -> bool:
 
 
 _ROLE_CHROME = {"banner": "header", "contentinfo": "footer", "navigation": "nav", "complementary": "aside"}
-_CLASS_CHROME = re.compile(r"(?:^|\s)(?:(?:site|page|global|main)[-_])?(header|footer|navbar|nav|navigation|menu|masthead)(?=\s|$)",
-                           re.I)
+_CLASS_CHROME = re.compile(
+    r"(?:^|\s)(?:(?:site|page|global|main)[-_])?(header|footer|navbar|nav|navigation|menu|masthead)(?=\s|$)", re.I
+)
 _CLASS_NAME = {"header": "header", "masthead": "header", "footer": "footer"}
 
 
-def _name_chrome(tags: "_Tags", page_chars: int) -> None:
+def _name_chrome(tags: _Tags, page_chars: int) -> None:
     """Header, footer and navigation built from <div>s, named by ARIA role or by a class
     or id that is exactly such a name ("site-header", "footer", "navbar"), become the
     elements they stand for, so the chrome rules below apply to them; a <header>, <nav>
@@ -254,8 +286,10 @@ def _is_aria_dialog(tag: Tag) -> bool:
     """A <div role="dialog"> or aria-modal="true": the ARIA spelling of a <dialog>."""
     if "role" not in tag.attrs and "aria-modal" not in tag.attrs:
         return False
-    return (not _DIALOG_ROLES.isdisjoint((tag.get("role") or "").lower().split())
-            or (tag.get("aria-modal") or "").strip().lower() == "true")
+    return (
+        not _DIALOG_ROLES.isdisjoint((tag.get("role") or "").lower().split())
+        or (tag.get("aria-modal") or "").strip().lower() == "true"
+    )
 
 
 _DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
@@ -267,8 +301,13 @@ def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
     # centres, a shop's "trouble connecting" notice. Not one that holds the page or its
     # heading. The page's size is then measured without them. WCXB dev: F1 +0.001,
     # product +0.006, forum +0.004, no type down.
-    dialogs = [t for t in tags.all if t.name not in ("html", "body") and _is_aria_dialog(t)
-               and not (_holds_page(t, page_chars) or _wraps_content(t))]
+    dialogs = [
+        t
+        for t in tags.all
+        if t.name not in ("html", "body")
+        and _is_aria_dialog(t)
+        and not (_holds_page(t, page_chars) or _wraps_content(t))
+    ]
     if dialogs:
         for tag in dialogs:
             if not _gone(tag):  # not inside one already gone
@@ -310,9 +349,12 @@ def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
     for tag in tags.all:
         if _gone(tag) or tag.parent is None or not tag.attrs:
             continue
-        if tag.name in ("div", "section", "aside") and _is_overlay(tag):
-            tag.decompose()
-        elif tag.name not in ("html", "body", "main", "article") and _is_furniture(tag, page_chars):
+        if (
+            tag.name in ("div", "section", "aside")
+            and _is_overlay(tag)
+            or tag.name not in ("html", "body", "main", "article")
+            and _is_furniture(tag, page_chars)
+        ):
             tag.decompose()
     for a in tags("a"):
         href = a.get("href") or ""
@@ -338,8 +380,11 @@ def _main_region(body: Tag, tags: _Tags) -> Tag | None:
     # A container named for the content ("entry-content", "post-body", id="content")
     # holding a good share of the text, when it is the only one (the outermost of nested
     # ones): WCXB dev F1 0.831 -> 0.840, articles 0.906 -> 0.918.
-    named = [t for t in tags("div", "section", within=None if scope is body else scope)
-             if _CONTENT_NAME.search(_id_and_class(t)) and len(t.get_text(" ", strip=True)) >= CONTENT_SHARE * body_chars]
+    named = [
+        t
+        for t in tags("div", "section", within=None if scope is body else scope)
+        if _CONTENT_NAME.search(_id_and_class(t)) and len(t.get_text(" ", strip=True)) >= CONTENT_SHARE * body_chars
+    ]
     outer = [t for t in named if not any(o is not t and _inside(t, o) for o in named)]
     if len(outer) == 1:
         return _with_its_panels(outer[0])
@@ -347,8 +392,11 @@ def _main_region(body: Tag, tags: _Tags) -> Tag | None:
 
 
 CONTENT_SHARE = 0.3  # *ours*: 0.3 / 0.4 / 0.6 measured, within 0.004 of each other
-_CONTENT_NAME = re.compile(r"(?:^|\s)(?:(?:entry|post|article|story|page|main|blog|single)[-_]?(?:content|body|text)|"
-                           r"(?:content|article|post)[-_]?body|main[-_]?content|content)(?:$|\s)", re.I)
+_CONTENT_NAME = re.compile(
+    r"(?:^|\s)(?:(?:entry|post|article|story|page|main|blog|single)[-_]?(?:content|body|text)|"
+    r"(?:content|article|post)[-_]?body|main[-_]?content|content)(?:$|\s)",
+    re.I,
+)
 
 
 def _with_its_panels(tag: Tag) -> Tag:
@@ -356,9 +404,11 @@ def _with_its_panels(tag: Tag) -> Tag:
     (tabs: "content-1 content active" beside "content-2 content") and the others hold
     text of their own (R-5.2: hidden tab panels are content)."""
     name = _CONTENT_NAME.search(_id_and_class(tag)).group().strip()
-    others = sum(len(sib.get_text(" ", strip=True)) for sib in tag.parent.children
-                 if isinstance(sib, Tag) and sib is not tag and sib.name == tag.name
-                 and name in _id_and_class(sib).split())
+    others = sum(
+        len(sib.get_text(" ", strip=True))
+        for sib in tag.parent.children
+        if isinstance(sib, Tag) and sib is not tag and sib.name == tag.name and name in _id_and_class(sib).split()
+    )
     return tag.parent if others >= PANELS_SHARE * len(tag.get_text(" ", strip=True)) else tag
 
 
@@ -411,7 +461,8 @@ def parse_html(html: bytes | str, url: str) -> Document:
             break
     noindex = any(
         "noindex" in (meta.get("content") or "").lower()
-        for meta in tags("meta") if _ROBOTS_META.match(meta.get("name") or "")
+        for meta in tags("meta")
+        if _ROBOTS_META.match(meta.get("name") or "")
     )
     refresh = _refresh_target(tags, base)
     alternates = _alternates(tags, base)
@@ -458,10 +509,19 @@ def parse_html(html: bytes | str, url: str) -> Document:
         markdown = f"{markdown}\n\n{facts}"
         recovered.append(facts)
     title = head_title or _first_heading(markdown)
-    return Document(url=url, title=title, markdown=markdown, chrome=chrome,
-                    lang=lang, links=links, canonical=canonical, noindex=noindex, refresh=refresh,
-                    alternates=alternates,
-                    recovered=tuple(r for r in recovered if r and r in markdown))
+    return Document(
+        url=url,
+        title=title,
+        markdown=markdown,
+        chrome=chrome,
+        lang=lang,
+        links=links,
+        canonical=canonical,
+        noindex=noindex,
+        refresh=refresh,
+        alternates=alternates,
+        recovered=tuple(r for r in recovered if r and r in markdown),
+    )
 
 
 def _refresh_target(tags: _Tags, base: str) -> str | None:
@@ -506,7 +566,7 @@ def _split_at_title(markdown: str) -> tuple[str, str]:
         offset += len(line) + 1
     if len(starts) != 1 or starts[0] == 0:
         return "", markdown
-    above, rest = markdown[:starts[0]].strip(), markdown[starts[0]:]
+    above, rest = markdown[: starts[0]].strip(), markdown[starts[0] :]
     if len(above) >= len(rest) or any(len(line) >= PROSE_LINE_CHARS for line in above.splitlines()):
         return "", markdown
     return above, rest
@@ -715,23 +775,36 @@ def _product_facts(products: list[dict], markdown: str, chrome: str) -> str:
     named = re.compile(rf"(?<!\w){re.escape(heading)}(?!\w)") if len(heading.split()) >= NAME_MIN_WORDS else None
     lines: list[str] = []
     for product in products[:3]:
-        facts = [("Name", _text_of(product.get("name"))), ("Brand", _text_of(product.get("brand"))),
-                 ("SKU", _text_of(product.get("sku"))), ("Description", _text_of(product.get("description")))]
+        facts = [
+            ("Name", _text_of(product.get("name"))),
+            ("Brand", _text_of(product.get("brand"))),
+            ("SKU", _text_of(product.get("sku"))),
+            ("Description", _text_of(product.get("description"))),
+        ]
         facts += _offer_facts(product.get("offers"))
         rating = product.get("aggregateRating")
         if isinstance(rating, dict) and rating.get("ratingValue") not in (None, ""):
             count = rating.get("reviewCount") or rating.get("ratingCount")
-            facts.append(("Rating", f"{_text_of(rating.get('ratingValue'))}"
-                                    + (f" ({_text_of(count)} reviews)" if count not in (None, "") else "")))
+            facts.append(
+                (
+                    "Rating",
+                    f"{_text_of(rating.get('ratingValue'))}"
+                    + (f" ({_text_of(count)} reviews)" if count not in (None, "") else ""),
+                )
+            )
         for label, value in facts:
             number = re.sub(r"[^\d.,]", "", value) if label == "Price" else ""
             number = re.sub(r"[.,]0+$", "", number)  # "599.00" is shown as "$599"
             words = _WORDS.findall(value.lower())
-            seen_in, seen_words = ((with_chrome, with_chrome_words) if label in ("Name", "Brand")
-                                   else (visible, visible_words))
-            shown = (value.lower() in seen_in or (number and number in visible)
-                     or (len(words) >= 4 and sum(w in seen_words for w in words) >= 0.7 * len(words))
-                     or (label == "Name" and named is not None and named.search(value.lower()) is not None))
+            seen_in, seen_words = (
+                (with_chrome, with_chrome_words) if label in ("Name", "Brand") else (visible, visible_words)
+            )
+            shown = (
+                value.lower() in seen_in
+                or (number and number in visible)
+                or (len(words) >= 4 and sum(w in seen_words for w in words) >= 0.7 * len(words))
+                or (label == "Name" and named is not None and named.search(value.lower()) is not None)
+            )
             if value and not shown and f"- {label}: {value}" not in lines:
                 lines.append(f"- {label}: {value}")
     return f"## {PRODUCT_FACTS_HEADING}\n\n" + "\n".join(lines) if lines else ""
@@ -747,7 +820,6 @@ def _first_heading(markdown: str) -> str:
     return ""
 
 
-
 def markdown_to_text(markdown: str) -> str:
     """The Markdown without markup: headings on their own lines, table cells space-joined."""
     out: list[str] = []
@@ -756,7 +828,7 @@ def markdown_to_text(markdown: str) -> str:
         if re.fullmatch(r"\|?[\s:|-]+\|?", stripped) and "-" in stripped:
             continue  # a table's header separator row
         heading = re.match(r"^#{1,6}\s+", stripped)
-        stripped = stripped[heading.end():] if heading else re.sub(r"^(?:[-*+]|\d+\.)\s+", "", stripped)
+        stripped = stripped[heading.end() :] if heading else re.sub(r"^(?:[-*+]|\d+\.)\s+", "", stripped)
         if stripped.startswith("|"):
             stripped = " ".join(c.strip() for c in stripped.strip("|").split("|") if c.strip())
         stripped = re.sub(r"(\*\*|__|`)", "", stripped)

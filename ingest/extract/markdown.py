@@ -1,4 +1,5 @@
 """The shape of the Markdown extraction writes and chunking reads."""
+
 from __future__ import annotations
 
 import re

@@ -16,6 +16,7 @@ A page nested deeper than MAX_DEPTH levels goes through bs4's own builder and is
 flattened to MAX_DEPTH levels, so that nothing downstream recurses out of Python's stack.
 On all 1,497 WCXB dev pages the extracted Documents are identical to bs4's build.
 """
+
 from __future__ import annotations
 
 import re
@@ -102,8 +103,47 @@ def _flattened(soup: BeautifulSoup, limit: int) -> BeautifulSoup:
     return soup
 
 
-_BLOCKS = frozenset("address article aside blockquote br dd div dl dt fieldset figcaption figure footer form h1 h2 "
-                    "h3 h4 h5 h6 header hr li main nav ol p pre section table tbody td tfoot th thead tr ul".split())
+_BLOCKS = frozenset(
+    [
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "br",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    ]
+)
 
 
 def _collapsed(text: str, keep_spaces: bool) -> str:
@@ -123,12 +163,19 @@ class _Builder:
         self.empty = builder.empty_element_tags
         self.attr_dict = builder.attribute_dict_class
         # What Tag.__init__ sets from the builder, the same on every tag.
-        self.fixed = {"parser_class": type(soup), "namespace": None, "_namespaces": soup._namespaces,
-                      "prefix": None, "sourceline": None, "sourcepos": None,
-                      "attribute_value_list_class": builder.attribute_value_list_class,
-                      "known_xml": False, "hidden": False,
-                      "cdata_list_attributes": builder.cdata_list_attributes,
-                      "preserve_whitespace_tags": builder.preserve_whitespace_tags}
+        self.fixed = {
+            "parser_class": type(soup),
+            "namespace": None,
+            "_namespaces": soup._namespaces,
+            "prefix": None,
+            "sourceline": None,
+            "sourcepos": None,
+            "attribute_value_list_class": builder.attribute_value_list_class,
+            "known_xml": False,
+            "hidden": False,
+            "cdata_list_attributes": builder.cdata_list_attributes,
+            "preserve_whitespace_tags": builder.preserve_whitespace_tags,
+        }
         self.last = None  # the element made last, in document order (bs4 links none to the soup itself)
 
     def build(self, root, has_doctype: bool) -> BeautifulSoup:
@@ -173,9 +220,14 @@ class _Builder:
             return
         tag = object.__new__(SoupTag)  # Tag.__init__'s work, without asking the builder per tag
         special = self.containers.get(name)  # <script>, <style>, <template>: their own string type
-        tag.__dict__ = {**self.fixed, "name": name, "attrs": self.attr_dict(el.items()), "contents": [],
-                        "can_be_empty_element": name in self.empty,
-                        "interesting_string_types": {special} if special else Tag.MAIN_CONTENT_STRING_TYPES}
+        tag.__dict__ = {
+            **self.fixed,
+            "name": name,
+            "attrs": self.attr_dict(el.items()),
+            "contents": [],
+            "can_be_empty_element": name in self.empty,
+            "interesting_string_types": {special} if special else Tag.MAIN_CONTENT_STRING_TYPES,
+        }
         self._add(tag, parent)
         if name == "meta":
             self.builder.set_up_substitutions(tag)  # as bs4 does: <meta charset> follows the output encoding

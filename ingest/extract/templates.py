@@ -5,6 +5,7 @@ half of a site's pages (or of the pages sharing one language, R-6.1b) is
 template. It is dropped from every page and kept once in a site-wide document,
 so the phone number in the footer stays answerable (R-6.3).
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -113,8 +114,9 @@ def strip_templates(documents: list[Document], homepage_url: str | None = None) 
     return TemplateResult(stripped, site_document, template, report)
 
 
-def _site_document(documents: list[Document], template: frozenset[str], homepage_url: str | None,
-                   suffix: str | None) -> Document | None:
+def _site_document(
+    documents: list[Document], template: frozenset[str], homepage_url: str | None, suffix: str | None
+) -> Document | None:
     """The template read once, from the homepage: header/footer facts in page order."""
     if not documents:
         return None
@@ -132,8 +134,12 @@ def _site_document(documents: list[Document], template: frozenset[str], homepage
     if not lines:
         return None
     site_name = suffix.strip(" -|–—·:»") if suffix else home.title
-    return Document(url=home.url + SITE_DOCUMENT_FRAGMENT, title=f"{site_name} – {SITE_DOCUMENT_TITLE}" if site_name else SITE_DOCUMENT_TITLE,
-                    markdown="\n".join(lines), lang=home.lang)
+    return Document(
+        url=home.url + SITE_DOCUMENT_FRAGMENT,
+        title=f"{site_name} – {SITE_DOCUMENT_TITLE}" if site_name else SITE_DOCUMENT_TITLE,
+        markdown="\n".join(lines),
+        lang=home.lang,
+    )
 
 
 def _collapse_blank_lines(text: str) -> str:

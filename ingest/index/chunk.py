@@ -5,6 +5,7 @@ whole tables) are packed up to the token budget. A block too big on its own is
 split: tables by rows with the header repeated (R-7.3), lists by items,
 paragraphs by sentences, then words.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,8 +13,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from ingest.extract.markdown import HEADING, in_code
-from ingest.models import Chunk, Document
 from ingest.index.tokens import count_tokens
+from ingest.models import Chunk, Document
 
 CHUNKING_VERSION = "1"
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -67,9 +68,17 @@ def _blocks(lines: list[str]) -> list[str]:
                     blocks.append(current)
                 current, kind = [], None
             continue
-        line_kind = "table" if stripped.startswith("|") else (
-            "list" if _LIST_ITEM.match(line) or (kind == "list" and line.startswith(" ")) else
-            "heading" if HEADING.match(line) else "text")
+        line_kind = (
+            "table"
+            if stripped.startswith("|")
+            else (
+                "list"
+                if _LIST_ITEM.match(line) or (kind == "list" and line.startswith(" "))
+                else "heading"
+                if HEADING.match(line)
+                else "text"
+            )
+        )
         if current and (line_kind != kind or line_kind == "heading"):
             blocks.append(current)
             current = []
@@ -154,7 +163,14 @@ def chunk_document(doc: Document, max_tokens: int) -> list[Chunk]:
         for body in _pack(_blocks(lines), budget, joiner="\n\n"):
             if not _WORD.search(body):
                 continue  # "..." or a lone separator says nothing a caller could ask about
-            chunk = Chunk(url=doc.url, title=title, heading_path=heading_path, body=body.strip(),
-                          position=len(chunks), tokens=0, lang=doc.lang)
+            chunk = Chunk(
+                url=doc.url,
+                title=title,
+                heading_path=heading_path,
+                body=body.strip(),
+                position=len(chunks),
+                tokens=0,
+                lang=doc.lang,
+            )
             chunks.append(replace(chunk, tokens=count_tokens(chunk.text)))
     return chunks

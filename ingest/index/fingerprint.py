@@ -1,4 +1,5 @@
 """Fingerprints and deterministic point ids (R-8.1)."""
+
 from __future__ import annotations
 
 import hashlib

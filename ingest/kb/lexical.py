@@ -12,10 +12,11 @@ Terms are hashed by qdrant-edge's BM25 model; the store weights them with IDF.
 `SCHEME` names this analysis: a knowledge base indexed under another scheme is
 re-analysed from its stored text (no re-embedding) on its next run.
 """
+
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 import qdrant_edge as qe
 
@@ -25,10 +26,25 @@ PLAIN = ""
 
 # ISO 639-1 code -> qdrant-edge language name, for the languages with a Snowball stemmer.
 _SNOWBALL = {
-    "ar": "arabic", "da": "danish", "de": "german", "el": "greek", "en": "english", "es": "spanish",
-    "fi": "finnish", "fr": "french", "hu": "hungarian", "it": "italian", "nb": "norwegian", "nl": "dutch",
-    "nn": "norwegian", "no": "norwegian", "pt": "portuguese", "ro": "romanian", "ru": "russian",
-    "sv": "swedish", "tr": "turkish",
+    "ar": "arabic",
+    "da": "danish",
+    "de": "german",
+    "el": "greek",
+    "en": "english",
+    "es": "spanish",
+    "fi": "finnish",
+    "fr": "french",
+    "hu": "hungarian",
+    "it": "italian",
+    "nb": "norwegian",
+    "nl": "dutch",
+    "nn": "norwegian",
+    "no": "norwegian",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sv": "swedish",
+    "tr": "turkish",
 }
 # Folding "ı" to "i" and "ş" to "s" before the Turkish stemmer breaks its suffix rules
 # ("ışığı" no longer finds "ışık"); voice transcripts spell Turkish with its letters.
@@ -41,7 +57,7 @@ def analysis_language(lang: str) -> str:
     return code if code in _SNOWBALL else PLAIN
 
 
-@lru_cache(maxsize=None)
+@cache
 def _model(code: str) -> qe.Bm25:
     if code == PLAIN:
         return qe.Bm25(qe.Bm25Config(ascii_folding=True, stemmer=qe.DisabledStemmer()))
@@ -64,7 +80,7 @@ def query_terms(text: str, langs: tuple[str, ...] | list[str] = ()) -> tuple[lis
     return list(merged), list(merged.values())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _stopword_probe(code: str) -> qe.Bm25:
     """Drops exactly `code`'s stopwords (PLAIN: none), nothing else."""
     stopwords = qe.StopwordsSet(custom=set()) if code == PLAIN else getattr(qe.Language, _SNOWBALL[code].title())

@@ -3,6 +3,7 @@
 The record of what is in the vector store lives here (LangChain's RecordManager
 idea): resync diffs against it, and every run checks the store agrees with it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -154,31 +155,44 @@ class StateStore:
         return row[0], tuple(json.loads(row[1] or "[]"))
 
     def set_lexical(self, business: str, scheme: str, languages: set[str]) -> None:
-        self._db.execute("UPDATE businesses SET lexical_scheme=?, languages=? WHERE id=?",
-                         (scheme, json.dumps(sorted(languages)), business))
+        self._db.execute(
+            "UPDATE businesses SET lexical_scheme=?, languages=? WHERE id=?",
+            (scheme, json.dumps(sorted(languages)), business),
+        )
 
     def businesses(self) -> list[str]:
         return [r[0] for r in self._db.execute("SELECT id FROM businesses ORDER BY id")]
 
     def sources(self, business: str) -> list[dict]:
         rows = self._db.execute(
-            "SELECT id, site, root_url, status, last_run_id FROM sources WHERE business=? ORDER BY site", (business,))
+            "SELECT id, site, root_url, status, last_run_id FROM sources WHERE business=? ORDER BY site", (business,)
+        )
         return [dict(zip(("id", "site", "root_url", "status", "last_run_id"), row)) for row in rows]
 
     # pages
     def pages(self, source_id: int) -> dict[str, StoredPage]:
         rows = self._db.execute(
-            "SELECT url, status, etag, last_modified, raw_sha256 FROM pages WHERE source_id=?", (source_id,))
+            "SELECT url, status, etag, last_modified, raw_sha256 FROM pages WHERE source_id=?", (source_id,)
+        )
         return {row[0]: StoredPage(*row) for row in rows}
 
-    def save_page(self, source_id: int, url: str, status: int, etag: str | None, last_modified: str | None,
-                  raw_sha256: str | None, title: str | None) -> None:
+    def save_page(
+        self,
+        source_id: int,
+        url: str,
+        status: int,
+        etag: str | None,
+        last_modified: str | None,
+        raw_sha256: str | None,
+        title: str | None,
+    ) -> None:
         self._db.execute(
             "INSERT INTO pages (source_id, url, status, etag, last_modified, raw_sha256, title, fetched_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, url) DO UPDATE SET status=excluded.status, "
             "etag=excluded.etag, last_modified=excluded.last_modified, raw_sha256=excluded.raw_sha256, "
             "title=excluded.title, fetched_at=excluded.fetched_at",
-            (source_id, url, status, etag, last_modified, raw_sha256, title, time.time()))
+            (source_id, url, status, etag, last_modified, raw_sha256, title, time.time()),
+        )
 
     def delete_page(self, source_id: int, url: str) -> None:
         self._db.execute("DELETE FROM pages WHERE source_id=? AND url=?", (source_id, url))
@@ -187,14 +201,17 @@ class StateStore:
     def save_alternates(self, source_id: int, url: str, alternates: list[tuple[str, str]]) -> None:
         """Replace the translations `url` declares: (language, URL) pairs."""
         self._db.execute("DELETE FROM alternates WHERE source_id=? AND url=?", (source_id, url))
-        self._db.executemany("INSERT OR REPLACE INTO alternates (source_id, url, lang, alternate_url) "
-                             "VALUES (?, ?, ?, ?)", [(source_id, url, lang, alt) for lang, alt in alternates])
+        self._db.executemany(
+            "INSERT OR REPLACE INTO alternates (source_id, url, lang, alternate_url) VALUES (?, ?, ?, ?)",
+            [(source_id, url, lang, alt) for lang, alt in alternates],
+        )
 
     def alternates(self, source_id: int) -> dict[str, dict[str, str]]:
         """url -> {language: URL of that translation}."""
         found: dict[str, dict[str, str]] = {}
         for url, lang, alternate in self._db.execute(
-                "SELECT url, lang, alternate_url FROM alternates WHERE source_id=?", (source_id,)):
+            "SELECT url, lang, alternate_url FROM alternates WHERE source_id=?", (source_id,)
+        ):
             found.setdefault(url, {})[lang] = alternate
         return found
 
@@ -206,7 +223,9 @@ class StateStore:
     def add_chunks(self, source_id: int, rows: list[tuple[str, str, str, str, int, int, str]]) -> None:
         self._db.executemany(
             "INSERT OR REPLACE INTO chunks (point_id, source_id, url, fingerprint, heading, position, tokens, embedder_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(r[0], source_id, *r[1:]) for r in rows])
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(r[0], source_id, *r[1:]) for r in rows],
+        )
 
     def delete_chunks(self, point_ids: list[str]) -> None:
         self._db.executemany("DELETE FROM chunks WHERE point_id=?", [(p,) for p in point_ids])
@@ -214,7 +233,8 @@ class StateStore:
     def chunk_count(self, business: str) -> int:
         return self._db.execute(
             "SELECT COUNT(*) FROM chunks JOIN sources ON sources.id = chunks.source_id WHERE sources.business=?",
-            (business,)).fetchone()[0]
+            (business,),
+        ).fetchone()[0]
 
     def chunk_ids(self, business: str, embedder_id: str | None = None) -> set[str]:
         query = "SELECT point_id FROM chunks JOIN sources ON sources.id = chunks.source_id WHERE sources.business=?"
@@ -227,24 +247,29 @@ class StateStore:
     def chunk_embedders(self, point_ids: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}
         for start in range(0, len(point_ids), 500):
-            part = point_ids[start:start + 500]
+            part = point_ids[start : start + 500]
             rows = self._db.execute(
-                f"SELECT point_id, embedder_id FROM chunks WHERE point_id IN ({','.join('?' * len(part))})", part)
+                f"SELECT point_id, embedder_id FROM chunks WHERE point_id IN ({','.join('?' * len(part))})", part
+            )
             found.update(dict(rows))
         return found
 
     # vectors paid for, not yet stored
     def save_pending(self, embedder_id: str, vectors: dict[str, bytes]) -> None:
-        self._db.executemany("INSERT OR REPLACE INTO pending_vectors (point_id, embedder_id, vector) VALUES (?, ?, ?)",
-                             [(pid, embedder_id, blob) for pid, blob in vectors.items()])
+        self._db.executemany(
+            "INSERT OR REPLACE INTO pending_vectors (point_id, embedder_id, vector) VALUES (?, ?, ?)",
+            [(pid, embedder_id, blob) for pid, blob in vectors.items()],
+        )
 
     def pending(self, embedder_id: str, point_ids: list[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
         for start in range(0, len(point_ids), 500):
-            part = point_ids[start:start + 500]
+            part = point_ids[start : start + 500]
             rows = self._db.execute(
                 f"SELECT point_id, vector FROM pending_vectors WHERE embedder_id=? "
-                f"AND point_id IN ({','.join('?' * len(part))})", (embedder_id, *part))
+                f"AND point_id IN ({','.join('?' * len(part))})",
+                (embedder_id, *part),
+            )
             found.update(dict(rows))
         return found
 
@@ -256,10 +281,14 @@ class StateStore:
         """Add one missed run to every stored page nobody links to any more; reset the rest.
         Returns url -> consecutive missed runs for the stored pages."""
         counts: dict[str, int] = {}
-        for url, missed in self._db.execute("SELECT url, missing_runs FROM pages WHERE source_id=?", (source_id,)).fetchall():
+        for url, missed in self._db.execute(
+            "SELECT url, missing_runs FROM pages WHERE source_id=?", (source_id,)
+        ).fetchall():
             counts[url] = 0 if url in linked else missed + 1
-        self._db.executemany("UPDATE pages SET missing_runs=? WHERE source_id=? AND url=?",
-                             [(n, source_id, url) for url, n in counts.items()])
+        self._db.executemany(
+            "UPDATE pages SET missing_runs=? WHERE source_id=? AND url=?",
+            [(n, source_id, url) for url, n in counts.items()],
+        )
         return counts
 
     # API keys
@@ -269,24 +298,29 @@ class StateStore:
             raise LookupError(f"unknown business {business!r}; ingest its site first")
         key_id = "key_" + secrets.token_hex(4)
         secret = f"skb_{secrets.token_urlsafe(32)}"
-        self._db.execute("INSERT INTO api_keys (id, business, key_hash, label, created_at) VALUES (?, ?, ?, ?, ?)",
-                         (key_id, business, _key_hash(secret), label, time.time()))
+        self._db.execute(
+            "INSERT INTO api_keys (id, business, key_hash, label, created_at) VALUES (?, ?, ?, ?, ?)",
+            (key_id, business, _key_hash(secret), label, time.time()),
+        )
         return key_id, secret
 
     def keys(self, business: str | None = None) -> list[dict]:
         query = "SELECT id, business, label, created_at, revoked_at FROM api_keys"
-        rows = self._db.execute(query + (" WHERE business=?" if business else "") + " ORDER BY created_at",
-                                (business,) if business else ())
+        rows = self._db.execute(
+            query + (" WHERE business=?" if business else "") + " ORDER BY created_at", (business,) if business else ()
+        )
         return [dict(zip(("id", "business", "label", "created_at", "revoked_at"), row)) for row in rows]
 
     def revoke_key(self, key_id: str) -> bool:
-        cur = self._db.execute("UPDATE api_keys SET revoked_at=? WHERE id=? AND revoked_at IS NULL",
-                               (time.time(), key_id))
+        cur = self._db.execute(
+            "UPDATE api_keys SET revoked_at=? WHERE id=? AND revoked_at IS NULL", (time.time(), key_id)
+        )
         return cur.rowcount == 1
 
     def business_for_key(self, secret: str) -> str | None:
-        row = self._db.execute("SELECT business FROM api_keys WHERE key_hash=? AND revoked_at IS NULL",
-                               (_key_hash(secret),)).fetchone()
+        row = self._db.execute(
+            "SELECT business FROM api_keys WHERE key_hash=? AND revoked_at IS NULL", (_key_hash(secret),)
+        ).fetchone()
         return row[0] if row else None
 
     def source_summaries(self, business: str) -> list[dict]:
@@ -295,7 +329,9 @@ class StateStore:
             "(SELECT COUNT(*) FROM pages p WHERE p.source_id = s.id AND p.raw_sha256 IS NOT NULL), "
             "(SELECT COUNT(*) FROM chunks c WHERE c.source_id = s.id), "
             "(SELECT MAX(finished_at) FROM runs r WHERE r.source_id = s.id AND r.problem IS NULL) "
-            "FROM sources s WHERE s.business=? ORDER BY s.site", (business,))
+            "FROM sources s WHERE s.business=? ORDER BY s.site",
+            (business,),
+        )
         return [dict(zip(("site", "root_url", "status", "pages", "chunks", "last_refreshed_at"), row)) for row in rows]
 
     def refresh_history(self) -> list[dict]:
@@ -305,23 +341,30 @@ class StateStore:
             "(SELECT MAX(finished_at) FROM runs r WHERE r.source_id = s.id AND r.problem IS NULL "
             "  AND json_extract(r.report, '$.error') IS NULL), "
             "(SELECT MAX(started_at) FROM runs r WHERE r.source_id = s.id) "
-            "FROM sources s ORDER BY s.business, s.site")
-        return [dict(zip(("business", "site", "root_url", "status", "last_success_at", "last_attempt_at"), row))
-                for row in rows]
+            "FROM sources s ORDER BY s.business, s.site"
+        )
+        return [
+            dict(zip(("business", "site", "root_url", "status", "last_success_at", "last_attempt_at"), row))
+            for row in rows
+        ]
 
     # runs
     def start_run(self, business: str, source_id: int | None) -> int:
-        cur = self._db.execute("INSERT INTO runs (business, source_id, started_at) VALUES (?, ?, ?)",
-                               (business, source_id, self.clock()))
+        cur = self._db.execute(
+            "INSERT INTO runs (business, source_id, started_at) VALUES (?, ?, ?)", (business, source_id, self.clock())
+        )
         return int(cur.lastrowid)
 
     def finish_run(self, run_id: int, problem: str | None, report: dict) -> None:
-        self._db.execute("UPDATE runs SET finished_at=?, problem=?, report=? WHERE id=?",
-                         (self.clock(), problem, json.dumps(report), run_id))
+        self._db.execute(
+            "UPDATE runs SET finished_at=?, problem=?, report=? WHERE id=?",
+            (self.clock(), problem, json.dumps(report), run_id),
+        )
 
     def last_report(self, business: str) -> dict | None:
-        row = self._db.execute("SELECT report FROM runs WHERE business=? AND report IS NOT NULL ORDER BY id DESC LIMIT 1",
-                               (business,)).fetchone()
+        row = self._db.execute(
+            "SELECT report FROM runs WHERE business=? AND report IS NOT NULL ORDER BY id DESC LIMIT 1", (business,)
+        ).fetchone()
         return json.loads(row[0]) if row else None
 
 

@@ -8,6 +8,7 @@ with qdrant-client; tests run it in qdrant-client's local mode.
 
 One collection per embedder identity, so vectors of different models never mix.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -72,8 +73,16 @@ class VectorStore(Protocol):
 
     def payloads(self, business: str) -> dict[str, dict[str, Any]]: ...
 
-    def search(self, business: str, vector: list[float] | None, text: str, limit: int,
-               mode: SearchMode = "hybrid", langs: tuple[str, ...] = (), dense_weight: float = 1.0) -> list[Hit]:
+    def search(
+        self,
+        business: str,
+        vector: list[float] | None,
+        text: str,
+        limit: int,
+        mode: SearchMode = "hybrid",
+        langs: tuple[str, ...] = (),
+        dense_weight: float = 1.0,
+    ) -> list[Hit]:
         """`langs`: the languages the business's chunks were analysed in (ingest.kb.lexical).
         `dense_weight` scales the dense ranking's share of the fusion (lexical: 1)."""
         ...
@@ -120,9 +129,13 @@ class EdgeStore(_ScrollReads):
     def __init__(self, path: Path, dimensions: int | None) -> None:
         """`dimensions=None` opens an existing shard as it is."""
         self.path = path
-        config = None if dimensions is None else qe.EdgeConfig(
-            vectors={DENSE: qe.EdgeVectorParams(size=dimensions, distance=qe.Distance.Cosine)},
-            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        config = (
+            None
+            if dimensions is None
+            else qe.EdgeConfig(
+                vectors={DENSE: qe.EdgeVectorParams(size=dimensions, distance=qe.Distance.Cosine)},
+                sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            )
         )
         try:
             if (path / "segments").exists() or any(path.glob("*")):
@@ -134,8 +147,10 @@ class EdgeStore(_ScrollReads):
                 self._shard.update(qe.UpdateOperation.create_field_index("url", qe.PayloadSchemaType.Keyword))
         except Exception as exc:  # the engine reports lock and format errors as plain exceptions
             if "WouldBlock" in str(exc) or "lock" in str(exc).lower():
-                raise StoreError(f"the vector store at {path} is in use by another sitekb process "
-                                 "(embedded stores admit one process per data folder)") from None
+                raise StoreError(
+                    f"the vector store at {path} is in use by another sitekb process "
+                    "(embedded stores admit one process per data folder)"
+                ) from None
             raise StoreError(f"cannot open the vector store at {path}: {exc}") from None
 
     def upsert(self, points: list[StoredPoint]) -> None:
@@ -156,37 +171,60 @@ class EdgeStore(_ScrollReads):
     def count(self, business: str) -> int:
         return self._shard.count(qe.CountRequest(exact=True, filter=_business_filter(business)))
 
-    def _scroll(self, business: str, with_payload: bool, url: str | None = None,
-                with_vector: bool = False) -> list[StoredPoint]:
+    def _scroll(
+        self, business: str, with_payload: bool, url: str | None = None, with_vector: bool = False
+    ) -> list[StoredPoint]:
         found: list[StoredPoint] = []
         offset = None
         while True:
-            records, offset = self._shard.scroll(qe.ScrollRequest(
-                offset=offset, limit=SCROLL_PAGE_WITH_VECTORS if with_vector else SCROLL_PAGE,
-                filter=_business_filter(business, url), with_payload=with_payload,
-                with_vector=[DENSE] if with_vector else None))
-            found.extend(StoredPoint(str(r.id), list((r.vector or {})[DENSE]) if with_vector else [],
-                                     dict(r.payload or {})) for r in records)
+            records, offset = self._shard.scroll(
+                qe.ScrollRequest(
+                    offset=offset,
+                    limit=SCROLL_PAGE_WITH_VECTORS if with_vector else SCROLL_PAGE,
+                    filter=_business_filter(business, url),
+                    with_payload=with_payload,
+                    with_vector=[DENSE] if with_vector else None,
+                )
+            )
+            found.extend(
+                StoredPoint(str(r.id), list((r.vector or {})[DENSE]) if with_vector else [], dict(r.payload or {}))
+                for r in records
+            )
             if offset is None:
                 return found
 
-    def search(self, business: str, vector: list[float] | None, text: str, limit: int,
-               mode: SearchMode = "hybrid", langs: tuple[str, ...] = (), dense_weight: float = 1.0) -> list[Hit]:
+    def search(
+        self,
+        business: str,
+        vector: list[float] | None,
+        text: str,
+        limit: int,
+        mode: SearchMode = "hybrid",
+        langs: tuple[str, ...] = (),
+        dense_weight: float = 1.0,
+    ) -> list[Hit]:
         flt = _business_filter(business)
         indices, values = query_terms(text, langs)
         dense = qe.Query.Nearest(vector, using=DENSE) if vector is not None and mode != "lexical" else None
-        lexical = qe.Query.Nearest(qe.SparseVector(indices, values), using=SPARSE) if indices and mode != "dense" else None
+        lexical = (
+            qe.Query.Nearest(qe.SparseVector(indices, values), using=SPARSE) if indices and mode != "dense" else None
+        )
         if dense is None and lexical is None:
             return []
         if dense is None or lexical is None:
             request = qe.QueryRequest(limit=limit, query=dense or lexical, filter=flt, with_payload=True)
         else:
             fusion = qe.Fusion.Rrf(k=RRF_K, weights=None if dense_weight == 1.0 else [dense_weight, 1.0])
-            request = qe.QueryRequest(limit=limit, query=fusion, filter=flt, with_payload=True,
-                                      prefetches=[qe.Prefetch(limit=limit * 4, query=q, filter=flt)
-                                                  for q in (dense, lexical)])
-        return [Hit(id=str(r.id), score=float(r.score), payload=dict(r.payload or {}))
-                for r in self._shard.query(request)]
+            request = qe.QueryRequest(
+                limit=limit,
+                query=fusion,
+                filter=flt,
+                with_payload=True,
+                prefetches=[qe.Prefetch(limit=limit * 4, query=q, filter=flt) for q in (dense, lexical)],
+            )
+        return [
+            Hit(id=str(r.id), score=float(r.score), payload=dict(r.payload or {})) for r in self._shard.query(request)
+        ]
 
     def close(self) -> None:
         self._shard.close()
@@ -225,8 +263,13 @@ class QdrantServerStore(_ScrollReads):
         batch = []
         for p in points:
             indices, values = _terms(p)
-            batch.append(m.PointStruct(id=p.id, payload=p.payload, vector={
-                DENSE: p.vector, SPARSE: m.SparseVector(indices=indices, values=values)}))
+            batch.append(
+                m.PointStruct(
+                    id=p.id,
+                    payload=p.payload,
+                    vector={DENSE: p.vector, SPARSE: m.SparseVector(indices=indices, values=values)},
+                )
+            )
         self._client.upsert(self.collection, batch, wait=True)
 
     def delete(self, ids: list[str]) -> None:
@@ -236,22 +279,37 @@ class QdrantServerStore(_ScrollReads):
     def count(self, business: str) -> int:
         return self._client.count(self.collection, count_filter=self._filter(business), exact=True).count
 
-    def _scroll(self, business: str, with_payload: bool, url: str | None = None,
-                with_vector: bool = False) -> list[StoredPoint]:
+    def _scroll(
+        self, business: str, with_payload: bool, url: str | None = None, with_vector: bool = False
+    ) -> list[StoredPoint]:
         found: list[StoredPoint] = []
         offset = None
         while True:
             records, offset = self._client.scroll(
-                self.collection, scroll_filter=self._filter(business, url), offset=offset,
-                limit=SCROLL_PAGE_WITH_VECTORS if with_vector else SCROLL_PAGE, with_payload=with_payload,
-                with_vectors=[DENSE] if with_vector else False)
-            found.extend(StoredPoint(str(r.id), list(r.vector[DENSE]) if with_vector else [], dict(r.payload or {}))
-                         for r in records)
+                self.collection,
+                scroll_filter=self._filter(business, url),
+                offset=offset,
+                limit=SCROLL_PAGE_WITH_VECTORS if with_vector else SCROLL_PAGE,
+                with_payload=with_payload,
+                with_vectors=[DENSE] if with_vector else False,
+            )
+            found.extend(
+                StoredPoint(str(r.id), list(r.vector[DENSE]) if with_vector else [], dict(r.payload or {}))
+                for r in records
+            )
             if offset is None:
                 return found
 
-    def search(self, business: str, vector: list[float] | None, text: str, limit: int,
-               mode: SearchMode = "hybrid", langs: tuple[str, ...] = (), dense_weight: float = 1.0) -> list[Hit]:
+    def search(
+        self,
+        business: str,
+        vector: list[float] | None,
+        text: str,
+        limit: int,
+        mode: SearchMode = "hybrid",
+        langs: tuple[str, ...] = (),
+        dense_weight: float = 1.0,
+    ) -> list[Hit]:
         m = self._m
         flt = self._filter(business)
         indices, values = query_terms(text, langs)
@@ -263,13 +321,23 @@ class QdrantServerStore(_ScrollReads):
         if not queries:
             return []
         if len(queries) == 1:
-            response = self._client.query_points(self.collection, query=queries[0][0], using=queries[0][1],
-                                                 query_filter=flt, limit=limit, with_payload=True)
+            response = self._client.query_points(
+                self.collection,
+                query=queries[0][0],
+                using=queries[0][1],
+                query_filter=flt,
+                limit=limit,
+                with_payload=True,
+            )
         else:
             response = self._client.query_points(
-                self.collection, prefetch=[m.Prefetch(query=q, using=u, limit=limit * 4, filter=flt) for q, u in queries],
+                self.collection,
+                prefetch=[m.Prefetch(query=q, using=u, limit=limit * 4, filter=flt) for q, u in queries],
                 query=m.RrfQuery(rrf=m.Rrf(k=RRF_K, weights=None if dense_weight == 1.0 else [dense_weight, 1.0])),
-                query_filter=flt, limit=limit, with_payload=True)
+                query_filter=flt,
+                limit=limit,
+                with_payload=True,
+            )
         return [Hit(id=str(p.id), score=float(p.score), payload=dict(p.payload or {})) for p in response.points]
 
     def close(self) -> None:
@@ -324,7 +392,7 @@ class SharedStore:
     the last handle goes. A search never runs between a page's delete and its write
     (`swap()`), so it sees the page's old or new chunks, never neither."""
 
-    def __init__(self, key: tuple, entry: "_Entry") -> None:
+    def __init__(self, key: tuple, entry: _Entry) -> None:
         self._key, self._entry, self._closed = key, entry, False
 
     def __getattr__(self, name: str) -> Any:
@@ -373,8 +441,9 @@ def open_store(settings: Settings, embedder_id: str, dimensions: int) -> SharedS
     """The collection for `embedder_id`, created with `dimensions` if it does not exist."""
     name = collection_name(embedder_id)
     if settings.qdrant_url:
-        return _handle(("server", settings.qdrant_url, name),
-                       lambda: QdrantServerStore(_server_client(settings), name, dimensions))
+        return _handle(
+            ("server", settings.qdrant_url, name), lambda: QdrantServerStore(_server_client(settings), name, dimensions)
+        )
     path = (settings.vectors_dir / name).resolve()
     return _handle(("edge", str(path)), lambda: EdgeStore(path, dimensions))
 

@@ -4,6 +4,7 @@ Each alert is sent once per event (its key is recorded first), by e-mail over SM
 and/or to a webhook, whichever is configured. Delivery failures are returned, never
 raised: an alert must not break the job that raised it.
 """
+
 from __future__ import annotations
 
 import smtplib
@@ -32,8 +33,9 @@ class Alerter:
 
     def send_once(self, event: str, subject: str, body: str) -> list[str]:
         """Sends unless `event` was alerted before. Returns delivery problems, if any."""
-        inserted = self._db.execute("INSERT OR IGNORE INTO alerts (event, subject, at) VALUES (?, ?, ?)",
-                                    (event, subject, self.clock())).rowcount
+        inserted = self._db.execute(
+            "INSERT OR IGNORE INTO alerts (event, subject, at) VALUES (?, ?, ?)", (event, subject, self.clock())
+        ).rowcount
         if not inserted:
             return []
         problems = []
@@ -44,8 +46,9 @@ class Alerter:
                 problems.append(f"alert e-mail to {self.settings.smtp_host} failed: {exc}")
         if self.settings.alert_webhook_url:
             try:
-                httpx.post(self.settings.alert_webhook_url, json={"event": event, "subject": subject, "text": body},
-                           timeout=10).raise_for_status()
+                httpx.post(
+                    self.settings.alert_webhook_url, json={"event": event, "subject": subject, "text": body}, timeout=10
+                ).raise_for_status()
             except httpx.HTTPError as exc:
                 problems.append(f"alert webhook failed: {exc}")
         return problems

@@ -7,12 +7,13 @@ the same database so a restart does not reset it, stops new jobs for 60 minutes 
 provider says the credit is gone, and for 30 minutes after two quota errors in a row or
 eight failed jobs within 30 minutes.
 """
+
 from __future__ import annotations
 
 import sqlite3
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ingest.settings import Settings
@@ -63,12 +64,12 @@ class BreakerOpen(RuntimeError):
 
 
 def _day_start(now: float) -> float:
-    day = datetime.fromtimestamp(now, timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    day = datetime.fromtimestamp(now, UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     return day.timestamp()
 
 
 def _month_start(now: float) -> float:
-    day = datetime.fromtimestamp(now, timezone.utc).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    day = datetime.fromtimestamp(now, UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
     return day.timestamp()
 
 
@@ -100,16 +101,20 @@ class SpendGuard:
         if mine + estimate_usd > self.settings.daily_cap_business_usd:
             raise BudgetExceeded(
                 f"business {business!r} has spent ${mine:.4f} today; ${estimate_usd:.4f} more would pass its daily "
-                f"cap of ${self.settings.daily_cap_business_usd:.2f} (SITEKB_DAILY_CAP_BUSINESS_USD)")
+                f"cap of ${self.settings.daily_cap_business_usd:.2f} (SITEKB_DAILY_CAP_BUSINESS_USD)"
+            )
         if total + estimate_usd > self.settings.daily_cap_total_usd:
             raise BudgetExceeded(
                 f"this installation has spent ${total:.4f} today; ${estimate_usd:.4f} more would pass the daily "
-                f"cap of ${self.settings.daily_cap_total_usd:.2f} (SITEKB_DAILY_CAP_TOTAL_USD)")
+                f"cap of ${self.settings.daily_cap_total_usd:.2f} (SITEKB_DAILY_CAP_TOTAL_USD)"
+            )
 
     def record(self, business: str, job: str, kind: str, units: int, usd: float) -> None:
         if usd > 0:  # the local model and unpriced proxies cost nothing: no ledger noise
-            self._db.execute("INSERT INTO spend (business, job, kind, units, usd, at) VALUES (?, ?, ?, ?, ?, ?)",
-                             (business, job, kind, units, usd, self.clock()))
+            self._db.execute(
+                "INSERT INTO spend (business, job, kind, units, usd, at) VALUES (?, ?, ?, ?, ?, ?)",
+                (business, job, kind, units, usd, self.clock()),
+            )
 
     # Plan usage: 3 brief runs a month on Free, 150 on Business.
     def brief_runs_left(self, business: str) -> int:
@@ -117,11 +122,14 @@ class SpendGuard:
         allowance = self.settings.plans.get(self.settings.plan)
         if allowance is None:
             raise UsageExhausted(f"unknown plan {self.settings.plan!r}; plans are {sorted(self.settings.plans)}")
-        used = self._db.execute("SELECT COUNT(*) FROM brief_runs WHERE business=? AND at >= ?",
-                                (business, _month_start(self.clock()))).fetchone()[0]
+        used = self._db.execute(
+            "SELECT COUNT(*) FROM brief_runs WHERE business=? AND at >= ?", (business, _month_start(self.clock()))
+        ).fetchone()[0]
         if used >= allowance:
-            raise UsageExhausted(f"{business!r} has used its {allowance} brief runs for this month on the "
-                                 f"{self.settings.plan!r} plan; more become available on the 1st of next month")
+            raise UsageExhausted(
+                f"{business!r} has used its {allowance} brief runs for this month on the "
+                f"{self.settings.plan!r} plan; more become available on the 1st of next month"
+            )
         return allowance - used
 
     def record_brief_run(self, business: str) -> None:
@@ -136,13 +144,14 @@ class SpendGuard:
     def check_breaker(self) -> None:
         until, reason = self.breaker()
         if until > self.clock():
-            when = datetime.fromtimestamp(until, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            when = datetime.fromtimestamp(until, UTC).strftime("%Y-%m-%d %H:%M UTC")
             raise BreakerOpen(f"no new jobs until {when}: {reason}")
 
     def _open(self, seconds: float, reason: str) -> str:
         until = self.clock() + seconds
-        self._db.execute("UPDATE breaker SET open_until=MAX(open_until, ?), reason=?, quota_streak=0 WHERE id=1",
-                         (until, reason))
+        self._db.execute(
+            "UPDATE breaker SET open_until=MAX(open_until, ?), reason=?, quota_streak=0 WHERE id=1", (until, reason)
+        )
         return reason
 
     def credit_exhausted(self) -> str:
@@ -164,8 +173,9 @@ class SpendGuard:
         """Counts a failed job; the eighth within 30 minutes opens the breaker for 30 minutes."""
         now = self.clock()
         self._db.execute("INSERT INTO job_failures (at) VALUES (?)", (now,))
-        recent = self._db.execute("SELECT COUNT(*) FROM job_failures WHERE at > ?",
-                                  (now - FAILED_JOBS_WINDOW_S,)).fetchone()[0]
+        recent = self._db.execute(
+            "SELECT COUNT(*) FROM job_failures WHERE at > ?", (now - FAILED_JOBS_WINDOW_S,)
+        ).fetchone()[0]
         if recent >= FAILED_JOBS_TO_OPEN:
             self._db.execute("DELETE FROM job_failures")
             return self._open(FAILURE_PAUSE_S, f"{recent} jobs failed within 30 minutes")

@@ -10,6 +10,7 @@ The server announces itself in `<data dir>/server.json` (its URL, pid and a rand
 admin token; readable by the folder's owner only). Whoever can read the data folder
 can run jobs; the admin endpoints take that token, never a business key.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,9 +48,17 @@ class Job:
     finished_at: float | None = None
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "kind": self.kind, "params": self.params, "status": self.status,
-                "progress": self.progress, "result": self.result, "error": self.error,
-                "created_at": self.created_at, "finished_at": self.finished_at}
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "params": self.params,
+            "status": self.status,
+            "progress": self.progress,
+            "result": self.result,
+            "error": self.error,
+            "created_at": self.created_at,
+            "finished_at": self.finished_at,
+        }
 
 
 class JobRunner:
@@ -69,7 +78,7 @@ class JobRunner:
         with self._lock:
             self._jobs[job.id] = job
             finished = [j for j in self._jobs.values() if j.finished_at is not None]
-            for old in sorted(finished, key=lambda j: j.finished_at)[:max(0, len(finished) - KEEP_FINISHED)]:
+            for old in sorted(finished, key=lambda j: j.finished_at)[: max(0, len(finished) - KEEP_FINISHED)]:
                 del self._jobs[old.id]
         self._queue.put((job, work))
         return job
@@ -102,6 +111,7 @@ class JobRunner:
 
 
 # -- the announcement file -------------------------------------------------------------
+
 
 def server_file(settings: Settings) -> Path:
     return settings.data_dir / SERVER_FILE
@@ -170,8 +180,13 @@ class ServerLink:
                 raise ServerError(f"the server's job {job['id']} failed: {job['error']}")
             time.sleep(POLL_S)
 
-    def run(self, site: str, business: str | None = None, max_pages: int | None = None,
-            progress: Callable[[str, int, int], None] | None = None) -> RunReport:
+    def run(
+        self,
+        site: str,
+        business: str | None = None,
+        max_pages: int | None = None,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> RunReport:
         result = self._job({"kind": "run", "site": site, "business": business, "max_pages": max_pages}, progress)
         return RunReport.model_validate(result)
 

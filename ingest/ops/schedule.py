@@ -4,6 +4,7 @@ A refresh is a full run (every page, not only pending ones). A source stopped by
 cap is refreshed like any other; one paused by the spend budget is not (a person runs it
 by hand, which resumes it); one whose last refresh failed waits 24 hours.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,14 @@ class Due:
     next_at: float | None
 
 
-def is_due(status: str, last_success_at: float | None, last_attempt_at: float | None, now: float,
-           interval_s: float, failed_retry_s: float) -> tuple[bool, str, float | None]:
+def is_due(
+    status: str,
+    last_success_at: float | None,
+    last_attempt_at: float | None,
+    now: float,
+    interval_s: float,
+    failed_retry_s: float,
+) -> tuple[bool, str, float | None]:
     """(due?, why, when it will be due). The whole rule set in one place, tested together."""
     if status == "paused_budget":
         return False, "paused by the spend budget: run it by hand to resume", None
@@ -57,14 +64,21 @@ def due_sources(settings: Settings, now: float) -> list[Due]:
         state.close()
     result = []
     for row in rows:
-        due, reason, next_at = is_due(row["status"], row["last_success_at"], row["last_attempt_at"], now,
-                                      settings.resync_interval_days * DAY, settings.failed_retry_hours * 3600)
+        due, reason, next_at = is_due(
+            row["status"],
+            row["last_success_at"],
+            row["last_attempt_at"],
+            now,
+            settings.resync_interval_days * DAY,
+            settings.failed_retry_hours * 3600,
+        )
         result.append(Due(row["business"], row["site"], row["root_url"], due, reason, next_at))
     return result
 
 
-def run_due(load: Callable[[], Settings], runner: Callable[..., RunReport],
-            clock: Callable[[], float] = time.time) -> list[dict]:
+def run_due(
+    load: Callable[[], Settings], runner: Callable[..., RunReport], clock: Callable[[], float] = time.time
+) -> list[dict]:
     """Refreshes every due source with `runner` (the pipeline's `run`), one after another.
     Settings are read again before each job (R-10.3), so a change takes effect at the next
     job without a restart."""
@@ -80,8 +94,7 @@ def run_due(load: Callable[[], Settings], runner: Callable[..., RunReport],
     return outcomes
 
 
-def scheduler(run_round: Callable[[], list[dict]], interval_s: float, stop: threading.Event,
-              on_round=None) -> None:
+def scheduler(run_round: Callable[[], list[dict]], interval_s: float, stop: threading.Event, on_round=None) -> None:
     """The long-running form of `ingest resync --due`: one round (`run_round`: `run_due`,
     or a round handed to a running server), then wait, until stopped."""
     while not stop.is_set():

@@ -1,17 +1,17 @@
 """`ingest brief` against servers on 127.0.0.1 (issue #8): the page choice on a real site,
 the eight problem kinds, plan metering, and --write under the spend guard."""
+
 import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from fake_openai import FakeOpenAI
 
 from ingest.brief import build_brief
 from ingest.cli import main
 from ingest.settings import load_settings
-
-from fake_openai import FakeOpenAI
 
 
 def test_demo_site_brief(demo_site, settings):
@@ -30,7 +30,9 @@ def test_a_page_with_little_new_text_is_dropped(site_dir_server, settings):
     nav = '<nav><a href="/about/">About</a> <a href="/shop/">Shop</a></nav>'
     (root / "index.html").write_text(f"<html><body>{nav}<main><p>{'Welcome to Acme. ' * 40}</p></main></body></html>")
     (root / "about").mkdir()
-    (root / "about" / "index.html").write_text(f"<html><body>{nav}<main><p>{'We are Acme. ' * 30}</p></main></body></html>")
+    (root / "about" / "index.html").write_text(
+        f"<html><body>{nav}<main><p>{'We are Acme. ' * 30}</p></main></body></html>"
+    )
     (root / "shop").mkdir()
     (root / "shop" / "index.html").write_text(f"<html><body>{nav}<main><img src=a.jpg><p>Buy.</p></main></body></html>")
     report = build_brief(site_dir_server.base + "/", settings)
@@ -63,10 +65,19 @@ def _server(status=200, body=b"", delay=0.0):
 SHELL = b"<html><body><div id='root'></div><script src='/app.js'></script></body></html>"
 
 
-@pytest.mark.parametrize("case, kind", [
-    ("invalid", "invalid"), ("not_found", "not_found"), ("blocked", "blocked"), ("private", "private"),
-    ("timeout", "timeout"), ("tls", "tls"), ("empty", "empty"), ("error", "error"),
-])
+@pytest.mark.parametrize(
+    "case, kind",
+    [
+        ("invalid", "invalid"),
+        ("not_found", "not_found"),
+        ("blocked", "blocked"),
+        ("private", "private"),
+        ("timeout", "timeout"),
+        ("tls", "tls"),
+        ("empty", "empty"),
+        ("error", "error"),
+    ],
+)
 def test_the_eight_problem_kinds(case, kind, settings, monkeypatch, capsys):
     server = None
     if case == "invalid":
@@ -74,8 +85,14 @@ def test_the_eight_problem_kinds(case, kind, settings, monkeypatch, capsys):
     elif case == "not_found":
         site = "no-such-business.invalid"
     else:
-        status, body, delay = {"blocked": (403, b"denied", 0), "private": (200, b"hi", 0), "timeout": (200, b"", 2.0),
-                               "tls": (200, b"hi", 0), "empty": (200, SHELL, 0), "error": (500, b"oops", 0)}[case]
+        status, body, delay = {
+            "blocked": (403, b"denied", 0),
+            "private": (200, b"hi", 0),
+            "timeout": (200, b"", 2.0),
+            "tls": (200, b"hi", 0),
+            "empty": (200, SHELL, 0),
+            "error": (500, b"oops", 0),
+        }[case]
         server, hostport = _server(status, body, delay)
         site = f"{'https' if case == 'tls' else 'http'}://{hostport}/"
     if case == "private":
@@ -132,14 +149,20 @@ def test_brief_follows_a_stub_homepage_and_reads_key_pages_in_its_language(site_
     (root / "index.html").write_text('<html><head><meta http-equiv="refresh" content="0; url=/en/"></head></html>')
     links = ["/de/preise/", "/en/pricing/", "/de/kontakt/", "/en/contact/"]
     nav = "".join(f'<a href="{href}">{href}</a> ' for href in links)
-    words = {"en": "Our workshop repairs bicycles of every kind and sells spare parts. ",
-             "de": "Unsere Werkstatt repariert Fahrräder aller Art und verkauft Ersatzteile. "}
+    words = {
+        "en": "Our workshop repairs bicycles of every kind and sells spare parts. ",
+        "de": "Unsere Werkstatt repariert Fahrräder aller Art und verkauft Ersatzteile. ",
+    }
     for path, lang in [("en", "en"), *((p.strip("/"), p[1:3]) for p in links)]:
         (root / path).mkdir(parents=True, exist_ok=True)
         (root / path / "index.html").write_text(
             f'<html lang="{lang}"><body><nav>{nav}</nav><main><h1>{path}</h1>'
-            f'<p>{path}: {words[lang] * 4}</p></main></body></html>')
+            f"<p>{path}: {words[lang] * 4}</p></main></body></html>"
+        )
     report = build_brief(site_dir_server.base + "/", settings)
     assert report.problem is None
     assert [(p.kind, p.url.removeprefix(site_dir_server.base)) for p in report.pages] == [
-        ("home", "/en/"), ("pricing", "/en/pricing/"), ("contact", "/en/contact/")]
+        ("home", "/en/"),
+        ("pricing", "/en/pricing/"),
+        ("contact", "/en/contact/"),
+    ]

@@ -1,4 +1,5 @@
 """`make demo` is a README command: it must work offline and answer its own questions."""
+
 import importlib.util
 import re
 

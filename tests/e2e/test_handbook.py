@@ -1,16 +1,16 @@
 """The whole pipeline on a real company website served from 127.0.0.1 (issue #2)."""
+
 from collections import Counter
 from urllib.parse import urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
+from conftest import CORPORA_MISSING, HANDBOOK, crawl_env, shared_static_site
 
-from ingest.pipeline import run
 from ingest.kb.state import StateStore
 from ingest.kb.store import open_store
+from ingest.pipeline import run
 from retrieval import search
-
-from conftest import CORPORA_MISSING, HANDBOOK, shared_static_site, crawl_env
 
 if CORPORA_MISSING:
     pytest.skip(CORPORA_MISSING, allow_module_level=True)
@@ -39,11 +39,14 @@ def test_first_run_ingests_every_sitemap_page(handbook_runs):
     assert first.chunks.added == first.chunks.total > 500
 
 
-@pytest.mark.parametrize("query, expected_path", [
-    ("¿Cuáles son los valores de 23people?", "/about-us/who-we-are/values/"),
-    ("seguro complementario de salud", "/community/benefits/agreements/seguros-complementarios/"),
-    ("beneficios de ser parte de 23people", "/community/benefits/"),
-])
+@pytest.mark.parametrize(
+    "query, expected_path",
+    [
+        ("¿Cuáles son los valores de 23people?", "/about-us/who-we-are/values/"),
+        ("seguro complementario de salud", "/community/benefits/agreements/seguros-complementarios/"),
+        ("beneficios de ser parte de 23people", "/community/benefits/"),
+    ],
+)
 def test_searches_find_the_right_page_with_heading_paths(handbook_runs, query, expected_path):
     settings, _, _ = handbook_runs
     hits = search("handbook", query, k=5, settings=settings)
@@ -60,7 +63,12 @@ def test_no_chunk_is_made_of_the_sites_repeated_lines(handbook_runs):
     store = open_store(settings, embedder_id, 384)
     try:
         hits = []
-        for query in ("Nuestro Manual", "Made with Material for MkDocs", "Copyright 23people", "Inicializando búsqueda"):
+        for query in (
+            "Nuestro Manual",
+            "Made with Material for MkDocs",
+            "Copyright 23people",
+            "Inicializando búsqueda",
+        ):
             hits.extend(store.search("handbook", [0.0] * 384, query, 20))
     finally:
         store.close()
@@ -68,8 +76,17 @@ def test_no_chunk_is_made_of_the_sites_repeated_lines(handbook_runs):
     assert bodies
     for body in bodies:
         lines = [l.strip() for l in body.splitlines() if l.strip()]
-        assert not all(l in {"Made with", "Material for MkDocs", "Copyright © 2024 23people SpA",
-                             "Inicializando búsqueda", "23people/handbook"} for l in lines), body
+        assert not all(
+            l
+            in {
+                "Made with",
+                "Material for MkDocs",
+                "Copyright © 2024 23people SpA",
+                "Inicializando búsqueda",
+                "23people/handbook",
+            }
+            for l in lines
+        ), body
 
 
 def test_second_run_adds_nothing_and_embeds_nothing(handbook_runs):
@@ -164,10 +181,15 @@ def test_no_chunk_carries_the_sites_navigation(handbook_runs):
 
     def menu_lines(text: str) -> list[str]:
         lines = text.split("\n\n", 1)[-1].splitlines()
-        return [l for l in lines if l.strip().lstrip("-*0123456789. ").strip() in menu and not l.lstrip().startswith("#")]
+        return [
+            l for l in lines if l.strip().lstrip("-*0123456789. ").strip() in menu and not l.lstrip().startswith("#")
+        ]
 
     site_wide = [p for p in payloads if p["url"].endswith("#site-wide")]
     assert site_wide and sum(len(menu_lines(p["text"])) for p in site_wide) >= 3
-    leaking = [(p["url"], menu_lines(p["text"])) for p in payloads
-               if not p["url"].endswith("#site-wide") and len(menu_lines(p["text"])) >= 2]
+    leaking = [
+        (p["url"], menu_lines(p["text"]))
+        for p in payloads
+        if not p["url"].endswith("#site-wide") and len(menu_lines(p["text"])) >= 2
+    ]
     assert not leaking, leaking[:5]

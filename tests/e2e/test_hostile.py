@@ -1,15 +1,15 @@
 """The crawler against a hostile site on 127.0.0.1 (tests/hostile_site.py), issue #3."""
+
 from __future__ import annotations
 
 import pytest
-
-from ingest.pipeline import run
-from ingest.settings import load_settings
-from ingest.kb.state import StateStore
-from ingest.kb.store import open_existing_store
-
 from conftest import crawl_env
 from hostile_site import CONTENT, HostileSite
+
+from ingest.kb.state import StateStore
+from ingest.kb.store import open_existing_store
+from ingest.pipeline import run
+from ingest.settings import load_settings
 
 
 def _ingested_texts(settings, business):

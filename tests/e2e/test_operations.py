@@ -4,6 +4,7 @@ schedule, one worker per business, settings read per job, resuming after a kill.
 Time is injected (a Clock), never slept through. The provider is a fake
 OpenAI-compatible server, mail goes to a real SMTP server (aiosmtpd) and webhooks to a
 real HTTP receiver, all on 127.0.0.1."""
+
 from __future__ import annotations
 
 import json
@@ -13,16 +14,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from aiosmtpd.controller import Controller
+from fake_openai import FakeOpenAI, error_body
+from test_resync import Site, assert_consistent
 
 from ingest import pipeline
+from ingest.kb.state import StateStore
+from ingest.kb.store import EdgeStore
 from ingest.ops.guard import SpendGuard
 from ingest.ops.schedule import due_sources, run_due
 from ingest.settings import load_settings
-from ingest.kb.state import StateStore
-from ingest.kb.store import EdgeStore
-
-from fake_openai import FakeOpenAI, error_body
-from test_resync import Site, assert_consistent
 
 T0 = 1_800_000_000.0  # a fixed moment; the clock only moves when a test moves it
 
@@ -157,7 +157,7 @@ def test_eight_failed_jobs_within_half_an_hour_and_the_night_of_failures(ops, se
 
     real_upsert = EdgeStore.upsert
     monkeypatch.setattr(EdgeStore, "upsert", broken_upsert)
-    for attempt in range(8):
+    for _ in range(8):
         with pytest.raises(OSError):
             _run(site, clock)
         clock.advance(3)
@@ -237,9 +237,17 @@ def test_one_worker_per_business_and_a_crashed_holder_releases_it(ops, settings)
         fcntl.flock(handle, fcntl.LOCK_EX)
         busy = _run(site, Clock())
         assert busy.error_kind == "BusinessBusy"
-    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a+'); "
-                               "fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)", str(lock)],
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'a+'); "
+            "fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout.readline().strip() == "held"
     assert _run(site, Clock()).error_kind == "BusinessBusy"
     holder.kill()

@@ -2,30 +2,32 @@
 
 After every run: the store holds exactly the chunks the state records, and no two
 points of the business carry the same text."""
+
 from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import StaticSite
+from fake_openai import FakeOpenAI
 
 from ingest import pipeline
 from ingest.kb.embed import EmbedderError, LocalMiniLM
-from ingest.settings import load_settings
 from ingest.kb.state import StateStore
 from ingest.kb.store import EdgeStore, StoredPoint, open_existing_store
-
-from conftest import StaticSite
-from fake_openai import FakeOpenAI
+from ingest.settings import load_settings
 
 BUSINESS = "shop"
 PAGES = ["about", "rooms", "prices", "breakfast", "faq", "contact", "garden", "parking"]
 
 
 def _paragraphs(name: str) -> list[str]:
-    return [f"The {name} page explains {topic} for guests of the Harbour shop, in words that belong to "
-            f"{name} alone and to its {topic} section, so every section makes exactly one chunk."
-            for topic in ("history", "details", "practicalities")]
+    return [
+        f"The {name} page explains {topic} for guests of the Harbour shop, in words that belong to "
+        f"{name} alone and to its {topic} section, so every section makes exactly one chunk."
+        for topic in ("history", "details", "practicalities")
+    ]
 
 
 class Site:
@@ -47,20 +49,28 @@ class Site:
         for name in ["index", *PAGES]:
             if name != "index" and name not in self.content:
                 continue
-            paragraphs = self.content.get(name, [f"Welcome to the Harbour shop home page, paragraph {i}, "
-                                                 f"with enough words to be real content for the home page."
-                                                 for i in range(3)])
+            paragraphs = self.content.get(
+                name,
+                [
+                    f"Welcome to the Harbour shop home page, paragraph {i}, "
+                    f"with enough words to be real content for the home page."
+                    for i in range(3)
+                ],
+            )
             sections = "".join(f"<h2>{name.title()} part {i}</h2><p>{p}</p>" for i, p in enumerate(paragraphs))
             robots = '<meta name="robots" content="noindex">' if name in self.noindex else ""
-            html = (f"<html lang='en'><head><title>{name.title()} | Harbour shop</title>{robots}</head><body>"
-                    f"<header><nav><ul>{nav}</ul></nav></header><main><h1>{name.title()}</h1>{sections}</main>"
-                    f"{footer}</body></html>")
+            html = (
+                f"<html lang='en'><head><title>{name.title()} | Harbour shop</title>{robots}</head><body>"
+                f"<header><nav><ul>{nav}</ul></nav></header><main><h1>{name.title()}</h1>{sections}</main>"
+                f"{footer}</body></html>"
+            )
             path = self.root / ("index.html" if name == "index" else f"{name}/index.html")
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(html)
         urls = "".join(f"<url><loc>{self.server.base}/{n}/</loc></url>" for n in self.linked)
         (self.root / "sitemap.xml").write_text(
-            f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>')
+            f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
+        )
 
     def delete(self, name: str) -> None:
         (self.root / name / "index.html").unlink()
@@ -219,8 +229,10 @@ def test_a_page_the_extractor_cannot_read_is_failed_not_evidence(site, settings,
     assert len(payloads) == first.chunks.total and "garden" in _urls(payloads)
 
 
-CHALLENGE = (b"<html><head><title>Just a moment...</title></head><body><div id='cf-browser-verification'>"
-             b"Checking your browser before accessing the site.</div></body></html>")
+CHALLENGE = (
+    b"<html><head><title>Just a moment...</title></head><body><div id='cf-browser-verification'>"
+    b"Checking your browser before accessing the site.</div></body></html>"
+)
 
 
 def test_challenge_page_is_not_content_and_not_evidence(site, settings, site_dir_server):
@@ -256,8 +268,11 @@ def test_switching_embedder_re_embeds_everything_once(site, settings, monkeypatc
         assert {p["embedder"] for p in payloads.values()} == {"text-embedding-3-small@1536/chunking-v1"}
         again = _run(site)
         assert again.embedding.calls == 0 and again.chunks.added == 0
-    old = EdgeStore(load_settings().vectors_dir / next(
-        p.name for p in load_settings().vectors_dir.iterdir() if "minilm" in p.name.lower()), dimensions=None)
+    old = EdgeStore(
+        load_settings().vectors_dir
+        / next(p.name for p in load_settings().vectors_dir.iterdir() if "minilm" in p.name.lower()),
+        dimensions=None,
+    )
     try:
         assert old.count(BUSINESS) == 0  # the old collection was emptied, not left to drift
     finally:
@@ -325,8 +340,12 @@ def test_knowledge_base_from_an_older_lexical_analysis_is_reanalysed_without_pay
     state.set_lexical(BUSINESS, "bm25-plain-0", set())  # as a knowledge base indexed before stemming
     state.close()
     store = open_existing_store(settings, embedder_id)
-    store.upsert([StoredPoint(p.id, p.vector, {k: v for k, v in p.payload.items() if k != "lang"})
-                  for p in store.points(BUSINESS)])  # ... whose chunks were analysed plainly
+    store.upsert(
+        [
+            StoredPoint(p.id, p.vector, {k: v for k, v in p.payload.items() if k != "lang"})
+            for p in store.points(BUSINESS)
+        ]
+    )  # ... whose chunks were analysed plainly
     store.close()
     with Searcher(settings) as searcher:  # "practicality" does not find "practicalities" unstemmed
         assert searcher.search(BUSINESS, "practicality", 3, mode="lexical") == []

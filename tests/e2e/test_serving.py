@@ -1,6 +1,7 @@
 """Ingestion while serving: the running API server owns the knowledge base and
 runs ingestion jobs itself; the CLI hands its work to it; searches during a resync see
 every page's old or new chunks, never neither."""
+
 from __future__ import annotations
 
 import subprocess
@@ -12,20 +13,43 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
+from conftest import free_port, ingest_serve, wait_healthy
 
 from ingest.cli import main
-from ingest.ops.jobs import ServerLink, find_server, server_file
 from ingest.kb.state import StateStore
 from ingest.kb.store import EdgeStore
+from ingest.ops.jobs import ServerLink, find_server, server_file
 from ingest.server import create_server_app
-
-from conftest import free_port, ingest_serve, wait_healthy
 
 PAGES = [f"room{i}" for i in range(12)]
 
 
-WORDS = ("amber basalt cedar dune ember fjord garnet heather indigo juniper kelp lichen marram nettle "
-         "ochre pebble quartz rowan samphire tansy umber violet willow yarrow").split()
+WORDS = [
+    "amber",
+    "basalt",
+    "cedar",
+    "dune",
+    "ember",
+    "fjord",
+    "garnet",
+    "heather",
+    "indigo",
+    "juniper",
+    "kelp",
+    "lichen",
+    "marram",
+    "nettle",
+    "ochre",
+    "pebble",
+    "quartz",
+    "rowan",
+    "samphire",
+    "tansy",
+    "umber",
+    "violet",
+    "willow",
+    "yarrow",
+]
 
 
 def _write_site(root: Path, version: int) -> None:
@@ -33,12 +57,16 @@ def _write_site(root: Path, version: int) -> None:
     links = "".join(f'<a href="/{p}/">{p}</a> ' for p in PAGES)
     for n, page in enumerate(["index", *PAGES]):
         own = " ".join(WORDS[(n * 5 + i) % len(WORDS)] + str(n) for i in range(8))
-        body = (f"<h1>{page.title()}</h1><p>{page} of the Harbour guesthouse: {own}, edition {version}.</p>"
-                f"<h2>{page} notes</h2><p>{own[::-1]} for {page}, revised {version} times.</p>")
+        body = (
+            f"<h1>{page.title()}</h1><p>{page} of the Harbour guesthouse: {own}, edition {version}.</p>"
+            f"<h2>{page} notes</h2><p>{own[::-1]} for {page}, revised {version} times.</p>"
+        )
         path = root / ("index.html" if page == "index" else f"{page}/index.html")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"<html lang='en'><head><title>{page.title()}</title></head><body><nav>{links}</nav>"
-                        f"<main>{body}</main></body></html>")
+        path.write_text(
+            f"<html lang='en'><head><title>{page.title()}</title></head><body><nav>{links}</nav>"
+            f"<main>{body}</main></body></html>"
+        )
 
 
 @pytest.fixture
@@ -58,8 +86,11 @@ def test_the_cli_hands_its_work_to_the_running_server(served, settings, demo_sit
     assert "15:00" in capsys.readouterr().out
     assert main(["keys", "create", "--business", "demo"]) == 0  # the state is shared, not locked
     secret = capsys.readouterr().out.split()[-1]
-    response = httpx.post(f"http://127.0.0.1:{served}/v1/search", json={"query": "check-in time"},
-                          headers={"Authorization": f"Bearer {secret}"})
+    response = httpx.post(
+        f"http://127.0.0.1:{served}/v1/search",
+        json={"query": "check-in time"},
+        headers={"Authorization": f"Bearer {secret}"},
+    )
     assert response.status_code == 200 and response.json()["hits"]
 
     assert main(["resync", "--due", "--json"]) == 0  # nothing is due a minute after a run
@@ -77,8 +108,10 @@ def test_admin_endpoints_take_the_server_token_only(served, settings, demo_site,
     business_key = capsys.readouterr().out.split()[-1]
     for headers in ({}, {"Authorization": f"Bearer {business_key}"}, {"Authorization": "Bearer wrong"}):
         assert httpx.post(base + "/v1/admin/jobs", json={"kind": "resync_due"}, headers=headers).status_code == 401
-        assert httpx.post(base + "/v1/admin/search", json={"business": "demo", "query": "x"},
-                          headers=headers).status_code == 401
+        assert (
+            httpx.post(base + "/v1/admin/search", json={"business": "demo", "query": "x"}, headers=headers).status_code
+            == 401
+        )
     assert not [p for p in httpx.get(base + "/openapi.json").json()["paths"] if "admin" in p]
     link = find_server(settings)
     assert link is not None
@@ -130,12 +163,17 @@ def test_searches_during_a_resync_see_every_page(inprocess_server, settings, sit
         real_upsert(self, points)
 
     monkeypatch.setattr(EdgeStore, "upsert", slow_upsert)
-    job = link._call("POST", "/v1/admin/jobs", json={"kind": "run", "site": site_dir_server.base + "/",
-                                                     "business": "harbour"})
+    job = link._call(
+        "POST", "/v1/admin/jobs", json={"kind": "run", "site": site_dir_server.base + "/", "business": "harbour"}
+    )
     seen, searches = [], 0
     while (status := link._call("GET", f"/v1/admin/jobs/{job['id']}"))["status"] in ("queued", "running"):
-        response = httpx.post(f"http://127.0.0.1:{port}/v1/search", json={"query": "harbour guesthouse", "top_k": 50},
-                              headers={"Authorization": f"Bearer {secret}"}, timeout=30)
+        response = httpx.post(
+            f"http://127.0.0.1:{port}/v1/search",
+            json={"query": "harbour guesthouse", "top_k": 50},
+            headers={"Authorization": f"Bearer {secret}"},
+            timeout=30,
+        )
         assert response.status_code == 200
         pages = {h["url"].rstrip("/").rsplit("/", 1)[-1] for h in response.json()["hits"]}
         seen.append(set(PAGES) - pages)

@@ -1,20 +1,19 @@
 """Sites that get their own signals wrong (scripts/quirk_sites.py), crawled on 127.0.0.1:
 a canonical link, a clean URL, a path prefix, a sitemap's host, a refresh stub or an
 hreflang link never costs a page with content, and each mistake is reported."""
+
 from __future__ import annotations
 
 from collections import Counter
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
-from ingest.cli import main
-from ingest.pipeline import run
-from ingest.kb.state import StateStore
-
-from conftest import crawl_env
 from quirk_sites import HOST, build_site, page, prose
 from serve_site import StaticSite
+
+from ingest.cli import main
+from ingest.kb.state import StateStore
+from ingest.pipeline import run
 
 
 class Crawl:
@@ -40,8 +39,12 @@ class Crawl:
         """Path of each page with chunks -> its number of chunks."""
         state = StateStore(self.settings.state_path)
         try:
-            return Counter(unquote(urlsplit(c.url).path) for s in state.sources(business)
-                           for c in state.chunks(s["id"]).values() if "#" not in c.url)
+            return Counter(
+                unquote(urlsplit(c.url).path)
+                for s in state.sources(business)
+                for c in state.chunks(s["id"]).values()
+                if "#" not in c.url
+            )
         finally:
             state.close()
 
@@ -83,8 +86,11 @@ def test_canonicals_to_the_homepage_keep_every_page_and_are_reported(crawl, caps
     c = crawl("canonical-home")
     report = c.run()
     pages = c.chunk_paths()
-    real = [p for p in (f.parent.relative_to(c.folder).as_posix() for f in c.folder.rglob("index.html"))
-            if not p.startswith("print")]
+    real = [
+        p
+        for p in (f.parent.relative_to(c.folder).as_posix() for f in c.folder.rglob("index.html"))
+        if not p.startswith("print")
+    ]
     assert len(real) == 39  # the homepage, two language overviews, 36 service pages
     assert sorted(pages) == sorted("/" if p == "." else f"/{p}/" for p in real)
     # The print copy names its original, which was read with the same text: one copy stays.
@@ -107,7 +113,7 @@ def test_clean_urls_are_one_page_whichever_spelling_the_links_use(crawl):
     for name in names:
         spellings = [p for p in pages if p.strip("/").removesuffix(".html") == name]
         assert len(spellings) == 1, (name, spellings)
-        served = c.requests(lambda p, s: p.strip("/").removesuffix(".html") == name and s == 200)
+        served = c.requests(lambda p, s, name=name: p.strip("/").removesuffix(".html") == name and s == 200)
         assert len(served) == 1, (name, served)  # read once, not once per spelling
     texts = "\n".join(c.texts())
     for i, name in enumerate(names):
@@ -138,8 +144,10 @@ def test_a_site_under_a_path_prefix_is_that_folder(crawl):
     c = crawl("path-prefix")
     report = c.run(business=None)
     assert report.business == "127.0.0.1/shop"
-    assert set(c.chunk_paths("127.0.0.1/shop")) == {"/shop/", *(f"/shop/{i}/" for i in
-                                                               ("kettles", "toasters", "grinders", "scales", "timers"))}
+    assert set(c.chunk_paths("127.0.0.1/shop")) == {
+        "/shop/",
+        *(f"/shop/{i}/" for i in ("kettles", "toasters", "grinders", "scales", "timers")),
+    }
     assert c.requests(lambda p, s: p.startswith("/blog")) == []
     assert ("/shop/sitemap.xml", 200) in c.site.log
 
@@ -195,9 +203,14 @@ def test_a_rule_that_empties_the_site_is_named_in_the_problem(site_dir_server, s
     for i, name in enumerate(["", *names]):
         folder = site_dir_server.root_dir / name
         folder.mkdir(exist_ok=True)
-        (folder / "index.html").write_text(page(name or "Home", f"<p>{prose(name or 'home', i)}</p>",
-                                                head='<meta name="robots" content="noindex">',
-                                                nav=tuple(f"/{n}/" for n in names)))
+        (folder / "index.html").write_text(
+            page(
+                name or "Home",
+                f"<p>{prose(name or 'home', i)}</p>",
+                head='<meta name="robots" content="noindex">',
+                nav=tuple(f"/{n}/" for n in names),
+            )
+        )
     assert main(["run", site_dir_server.base + "/", "--business", "staging"]) == 2
     err = capsys.readouterr().err
     assert "empty" in err and "the noindex rule took away 5 of 5 pages with content" in err
@@ -213,18 +226,26 @@ def _write_pages(root, pages: dict[str, str]) -> None:
 def _chunk_paths(settings, business: str) -> Counter:
     state = StateStore(settings.state_path)
     try:
-        return Counter(urlsplit(c.url).path for s in state.sources(business)
-                       for c in state.chunks(s["id"]).values() if "#" not in c.url)
+        return Counter(
+            urlsplit(c.url).path
+            for s in state.sources(business)
+            for c in state.chunks(s["id"]).values()
+            if "#" not in c.url
+        )
     finally:
         state.close()
 
 
 def test_a_spelling_that_fails_for_a_while_leaves_no_second_copy(site_dir_server, settings):
     nav = ("/", "/svc", "/svc.html", "/team/")
-    _write_pages(site_dir_server.root_dir, {
-        "index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=nav),
-        "svc.html": page("Service", f"<p>{prose('service', 2)}</p>", nav=nav),
-        "team/index.html": page("Team", f"<p>{prose('team', 3)}</p>", nav=nav)})
+    _write_pages(
+        site_dir_server.root_dir,
+        {
+            "index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=nav),
+            "svc.html": page("Service", f"<p>{prose('service', 2)}</p>", nav=nav),
+            "team/index.html": page("Team", f"<p>{prose('team', 3)}</p>", nav=nav),
+        },
+    )
     run(site_dir_server.base + "/", settings, business="b")
     first = _chunk_paths(settings, "b")
     chosen = next(p for p in first if p.startswith("/svc"))
@@ -240,8 +261,13 @@ def test_a_page_gone_under_one_spelling_is_read_under_the_next(site_dir_server, 
     root = site_dir_server.root_dir
     _write_pages(root, {"index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=("/", "/info/"))})
     run(site_dir_server.base + "/", settings, business="b")  # /info/ answers 404 and is remembered
-    _write_pages(root, {"index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=("/", "/info/", "/info.html")),
-                        "info.html": page("Info", f"<p>{prose('opening hours', 2)}</p>")})
+    _write_pages(
+        root,
+        {
+            "index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=("/", "/info/", "/info.html")),
+            "info.html": page("Info", f"<p>{prose('opening hours', 2)}</p>"),
+        },
+    )
     site_dir_server.status_overrides["/info/"] = 404  # a host that serves /info only as /info.html
     run(site_dir_server.base + "/", settings, business="b")
     assert "/info.html" in _chunk_paths(settings, "b")
@@ -250,14 +276,21 @@ def test_a_page_gone_under_one_spelling_is_read_under_the_next(site_dir_server, 
 def test_a_page_turned_into_a_stub_or_a_redirect_gives_its_chunks_to_the_target(site_dir_server, settings):
     root = site_dir_server.root_dir
     nav = ("/", "/old/", "/new/", "/moved")
-    _write_pages(root, {"index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=nav),
-                        "old/index.html": page("Old prices", f"<p>{prose('prices', 2)}</p>", nav=nav),
-                        "new/index.html": page("New prices", f"<p>{prose('prices', 3)}</p>", nav=nav),
-                        "moved/index.html": page("Moved", f"<p>{prose('team', 4)}</p>", nav=nav)})
+    _write_pages(
+        root,
+        {
+            "index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=nav),
+            "old/index.html": page("Old prices", f"<p>{prose('prices', 2)}</p>", nav=nav),
+            "new/index.html": page("New prices", f"<p>{prose('prices', 3)}</p>", nav=nav),
+            "moved/index.html": page("Moved", f"<p>{prose('team', 4)}</p>", nav=nav),
+        },
+    )
     run(site_dir_server.base + "/", settings, business="b")
     assert {"/old/", "/moved/"} <= set(_chunk_paths(settings, "b"))
-    (root / "old" / "index.html").write_text('<html><head><meta http-equiv="refresh" content="0; url=/new/">'
-                                             '</head><body><p>This page has moved.</p></body></html>')
+    (root / "old" / "index.html").write_text(
+        '<html><head><meta http-equiv="refresh" content="0; url=/new/">'
+        "</head><body><p>This page has moved.</p></body></html>"
+    )
     report = run(site_dir_server.base + "/", settings, business="b")
     assert set(_chunk_paths(settings, "b")) == {"/", "/new/", "/moved/"}
     assert report.chunks.deleted >= 1
