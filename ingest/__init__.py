@@ -5,11 +5,13 @@
             discover            soup               fingerprint       state
             fetch, rawstore     templates          tokens            embed, lexical
             urls, signals
+                               crawler: each URL visited once, to a typed outcome;
+                               selection: which pages read are indexed (a pure step);
                                pipeline.run() chains the stages and reconciles with kb
                                ops: spend guard, alerts, schedule, jobs (around a run)
                                cli: the `ingest` command; server: the API with its job runner
 
 Imports point down this table and never up: settings, problems and models are the
 floor every stage stands on; crawl < extract < index < kb < ops < retrieval <
-pipeline, brief < server, cli (`tests/test_layers.py` holds the code to it).
+crawler, selection < pipeline, brief < server, cli (`tests/test_layers.py` holds the code to it).
 """

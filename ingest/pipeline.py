@@ -21,11 +21,11 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from ingest.crawl import discover
-from ingest.crawl.fetch import REDIRECT_STATUSES, Fetcher, Validators
+from ingest.crawl.fetch import Fetcher
 from ingest.crawl.intake import find_homepage
-from ingest.crawl.rawstore import RawStore
-from ingest.crawl.signals import Canonical, canonical_warning, follow, judge_canonicals, removal_warnings
+from ingest.crawl.signals import follow
 from ingest.crawl.urls import Scope, page_key, prefix_of
+from ingest.crawler import GONE_STATUSES, Crawler, CrawlLog
 from ingest.extract.html import parse_html
 from ingest.extract.templates import strip_templates
 from ingest.index.chunk import chunk_document
@@ -39,11 +39,11 @@ from ingest.models import Document, KeyedChunk, Page, RunReport
 from ingest.ops.alerts import Alerter
 from ingest.ops.guard import BreakerOpen, BudgetExceeded, SpendGuard
 from ingest.problems import SiteProblem
+from ingest.selection import select_pages
 from ingest.settings import Settings, load_exclusions
 
 # R-2.7: a site with less readable text than this is a client-rendered shell.
 MIN_SITE_TEXT_CHARS = 300
-GONE_STATUSES = frozenset({404, 410})
 # Status recorded for a URL that redirected within the site last run.
 REDIRECT_STATUSES_MARK = 301
 # R-8.4: a page no link or sitemap points to for this many consecutive runs is removed.
@@ -271,313 +271,96 @@ async def _crawl(
     report: RunReport,
     progress: Progress,
 ) -> CrawlResult:
-    raw = RawStore(settings.raw_dir)
-    known = state.pages(source_id)
     had_content = {c.url for c in state.chunks(source_id).values() if "#" not in c.url}
-    result = CrawlResult(previous_pages=len(had_content))
-    reads: list[_Read] = []
-    redirects: dict[str, Page] = {}
-    # Where each URL sent us this run (HTTP redirects and refresh stubs), and off-site ones.
-    moved: dict[str, str] = {}
-    offsite_moves: list[str] = []
     async with Fetcher(settings, in_scope=lambda url: scope.in_site(scope.normalize(url) or "")) as fetcher:
         robots = await _robots(fetcher, scope, settings, report)
         frontier = discover.Frontier(
             scope, max_pages, settings.max_depth, robots, settings.user_agent, max_bytes=settings.max_site_bytes
         )
-        monitor = discover.CrawlMonitor()
         delay = robots.crawl_delay(settings.user_agent) if robots else None
         if delay:
             fetcher.set_crawl_delay(urlsplit(scope.root).hostname or "", float(delay))
-        frontier.add(homepage.url, 0)
-        # Pages we stored are re-checked even if no longer linked; added before the sitemap so
-        # that of a page's spellings (/x, /x/, /x.html) the one indexed last time stays the
-        # page (the order _keepers uses), and a sitemap's lastmod still raises their priority.
-        for url in sorted(known, key=lambda u: (u not in had_content, known[u].status != 200, len(u), u)):
-            frontier.add(url, 1, linked=False)
-        if settings.use_sitemaps:
-            for entry in await _sitemap_urls(fetcher, scope, robots, report):
-                frontier.add(entry.url, 1, bonus=discover.lastmod_bonus(entry.lastmod))
-        active = done = 0
-        wake = asyncio.Event()
-
-        def spent(page: Page) -> None:
-            report.bytes_transferred += page.bytes_transferred
-            frontier.bytes_spent += page.bytes_transferred
-
-        async def handle(url: str, depth: int) -> None:
-            stored = known.get(url)
-            if stored and stored.status in GONE_STATUSES:
-                # Still gone? A HEAD answers without the 404 page's body.
-                probe = await fetcher.fetch(url, depth=depth, method="HEAD")
-                if probe.status in GONE_STATUSES:
-                    spent(probe)
-                    result.gone[url] = probe
-                    report.pages.skip("gone")
-                    frontier.another_spelling(url)
-                    return
-            if stored and stored.status in REDIRECT_STATUSES:
-                # It redirected last time: ask again without following, which costs headers only.
-                probe = await fetcher.fetch(url, depth=depth, follow_redirects=False)
-                target = scope.normalize(probe.location or "", url) if probe.status in REDIRECT_STATUSES else None
-                if target and scope.in_site(target):
-                    spent(probe)
-                    redirects[url], moved[url] = probe, target
-                    frontier.add(target, depth, moved_here=True)
-                    report.pages.skip("redirect")
-                    return
-            validators = Validators(stored.etag, stored.last_modified) if stored and stored.raw_sha256 else None
-            page = (
-                homepage if url == homepage.url and validators is None else await fetcher.fetch(url, validators, depth)
-            )
-            spent(page)
-            body = raw.get(stored.raw_sha256 or "") if page.not_modified and stored else None
-            if page.not_modified and body is None:  # raw copy lost: fetch again, unconditionally
-                page = await fetcher.fetch(url, None, depth)
-                spent(page)
-            if body is not None:
-                report.pages.not_modified += 1
-                digest = stored.raw_sha256
-            else:
-                if page.status in GONE_STATUSES:
-                    result.gone[url] = page
-                    report.pages.skip("gone")
-                    frontier.another_spelling(url)
-                    return
-                if page.error in ("offsite_redirect", "not_html", "too_large"):
-                    report.pages.skip(page.error)
-                    if page.error == "offsite_redirect":
-                        offsite_moves.append(url)
-                    return
-                if not page.ok:
-                    report.pages.failed += 1
-                    if page.error == "challenge":
-                        report.pages.skip("challenge")
-                    return
-                report.pages.fetched += 1
-                final = scope.normalize(page.final_url) or url
-                if final != url:
-                    # A same-site redirect (/blog → /blog/): the page is its target, read under its own URL.
-                    redirects[url], moved[url] = page, final
-                    frontier.add(final, depth, moved_here=True)
-                    report.pages.skip("redirect")
-                    return
-                body, digest = page.body, raw.put(page.body)
-            try:
-                doc = replace(parse_html(body, scope.normalize(page.final_url) or url), url=url)
-            except Exception:  # one page the extractor cannot read must not stop the crawl
-                # Counted as failed, like a 503: not evidence of removal, its chunks stay.
-                report.pages.failed += 1
-                report.pages.skip("unreadable")
-                return
-            # Saved as it is read: a run killed mid-crawl resumes with conditional requests (R-10.4).
-            state.save_page(
-                source_id,
-                url,
-                page.status if not page.not_modified else 200,
-                page.etag,
-                page.last_modified,
-                digest,
-                doc.title,
-            )
-            stub = scope.normalize(doc.refresh, url) if doc.refresh else None
-            if stub and page_key(stub) != page_key(url):
-                # A meta refresh stub is a redirect written in HTML: followed within the site,
-                # skipped like an off-site redirect when it leaves.
-                if scope.in_site(stub):
-                    moved[url] = stub
-                    frontier.add(stub, depth, moved_here=True)
-                    report.pages.skip("redirect")
-                else:
-                    offsite_moves.append(url)
-                    report.pages.skip("offsite_redirect")
-                return
-            if settings.follow_links:
-                for link in doc.links:
-                    frontier.add(link, depth + 1)
-                for _, alternate in doc.alternates:  # translations are pages of their own
-                    frontier.add(alternate, depth)
-            canonical = scope.normalize(doc.canonical) if doc.canonical else None
-            if canonical and page_key(canonical) != page_key(url) and scope.in_site(canonical):
-                frontier.add(canonical, depth)
-            reads.append(_Read(url, page, digest, doc, canonical if canonical != url else None))
-
-        async def worker() -> None:
-            nonlocal active, done
-            while True:
-                item = frontier.next()
-                if item is None:
-                    if active == 0:
-                        wake.set()
-                        return
-                    wake.clear()
-                    await wake.wait()
-                    continue
-                active += 1
-                try:
-                    await handle(*item)
-                finally:
-                    active -= 1
-                    done += 1
-                    monitor.page_done(frontier.queued, len(frontier))
-                    wake.set()
-                    progress("fetch", done, frontier.admitted + len(frontier))
-
-        await asyncio.gather(*(worker() for _ in range(settings.concurrency_max)))
+        crawler = Crawler(scope, settings, fetcher, frontier, state, source_id, homepage, report)
+        await _seed(frontier, fetcher, scope, robots, homepage, crawler.known, had_content, settings, report)
+        log = await crawler.crawl(progress)
         for reason, n in frontier.skipped.items():
             report.pages.skipped[reason] = report.pages.skipped.get(reason, 0) + n
         report.pages.discovered = len(frontier.seen) - frontier.skipped.get("offsite", 0)
         for key, n in fetcher.status_counts.items():
             report.pages.status_counts[key] = report.pages.status_counts.get(key, 0) + n
-
-    removed = {
+    missing = {
         url
         for url, missed in state.count_missing(source_id, frontier.linked).items()
         if missed >= MISSING_RUNS_TO_REMOVE
     }
     homepage_url = scope.normalize(homepage.url) or homepage.url
-    result.homepage_url = follow(homepage_url, moved)
-    _save_alternates(state, source_id, scope, reads, moved)
-    _select(
-        reads,
-        _Moves(moved, offsite_moves, frontier.held_back()),
-        frontier.excluded_paths,
-        removed,
-        had_content,
-        scope,
-        homepage_url,
-        report,
-        result,
+    _save_alternates(state, source_id, scope, log)
+    chosen = select_pages(log, frontier.held_back(), frontier.excluded_paths, missing, had_content, scope, homepage_url)
+    for reason, n in chosen.skipped.items():
+        report.pages.skipped[reason] = report.pages.skipped.get(reason, 0) + n
+    report.misconfigured.update(chosen.misconfigured)
+    report.warnings.extend(chosen.warnings)
+    result = CrawlResult(
+        previous_pages=len(had_content), homepage_url=follow(homepage_url, log.moved), superseded=chosen.superseded
     )
-    for url in redirects:
-        state.save_page(source_id, url, REDIRECT_STATUSES_MARK, None, None, None, None)
-    for url, page in result.gone.items():
-        if page is not None and page.status in GONE_STATUSES:  # remembered, to be re-checked with a HEAD
-            state.save_page(source_id, url, page.status, page.etag, page.last_modified, None, None)
-    for url in removed:
+    result.gone.update(log.gone)
+    result.gone.update(chosen.noindex)
+    _remember(state, source_id, log, result.gone)
+    for url in missing:
         result.gone[url] = None
         report.pages.skip("missing")
         state.delete_page(source_id, url)
-    result.documents = [d for d in result.documents if d.url not in result.gone]
-    _crawl_health(report, monitor, len(reads), len(result.documents))
+    result.documents = [d for d in chosen.documents if d.url not in result.gone]
+    _crawl_health(report, crawler.monitor, len(log.reads), len(result.documents))
     return result
 
 
-@dataclass(frozen=True)
-class _Moves:
-    """Where URLs sent the crawl: `moved` maps each URL that redirected within the site
-    (HTTP or a refresh stub) to its target, `offsite` lists those that left it, and
-    `held_back` maps each spelling not fetched to the spelling fetched for its page."""
-
-    moved: dict[str, str]
-    offsite: list[str]
-    held_back: dict[str, str]
-
-
-def _select(
-    reads: list[_Read],
-    moves: _Moves,
-    excluded_paths: set[str],
-    removed: set[str],
-    had_content: set[str],
+async def _seed(
+    frontier: discover.Frontier,
+    fetcher: Fetcher,
     scope: Scope,
-    homepage_url: str,
+    robots,
+    homepage: Page,
+    known: dict,
+    had_content: set[str],
+    settings: Settings,
     report: RunReport,
-    result: CrawlResult,
 ) -> None:
-    """Which pages read this run are indexed: noindex pages go, a canonical copy goes only
-    when its target says the same, one URL per body stays. Fills `result` (documents, gone,
-    superseded) and reports the rules that took pages."""
-    read_paths = {r.url.split("?", 1)[0] for r in reads}  # a listing read without its facets lost nothing
-    taken: dict[str, list[str]] = {
-        "offsite redirect": moves.offsite,
-        "exclusion pattern": sorted(excluded_paths - read_paths),
-    }
-    noindex = {r.url for r in reads if r.doc.noindex or "noindex" in r.page.x_robots_tag.lower()}
-    indexable = [r for r in reads if r.url not in noindex]
-    canonicals = judge_canonicals(
-        {r.url: r.canonical for r in indexable},
-        {r.url: r.doc.markdown for r in indexable},
-        moves.moved,
-        set(result.gone),
-        scope.in_site,
-        homepage_url,
-    )
-    candidates: list[_Read] = []
-    for read in sorted(reads, key=lambda r: r.url):
-        if read.url in noindex:
-            result.gone[read.url] = read.page
-            report.pages.skip("noindex")
-            taken.setdefault("noindex", []).append(read.url)
-        elif read.url in removed:
-            continue
-        elif canonicals.get(read.url) is Canonical.DUPLICATE:
-            report.pages.skip("canonical_elsewhere")
-            taken.setdefault("canonical", []).append(read.url)
-        else:
-            candidates.append(read)
-    keepers = _keepers(candidates, had_content)
-    for read in candidates:
-        if keepers[read.digest] == read.url:
-            result.documents.append(read.doc)
-        else:
-            report.pages.skip("duplicate")
-            taken.setdefault("duplicate", []).append(read.url)
-    _report_signals(
-        report,
-        canonicals,
-        {r.url: r.canonical for r in reads},
-        taken,
-        sum(1 for r in reads if r.doc.text_chars) + len(moves.offsite),
-    )
-    indexed = {page_key(d.url): d.url for d in result.documents}
-    elsewhere = {url: follow(url, moves.moved) for url in moves.moved} | moves.held_back
-    result.superseded = {*taken.get("canonical", []), *taken.get("duplicate", [])} | {
-        url for url, target in elsewhere.items() if indexed.get(page_key(target), url) != url and url not in result.gone
-    }
+    """The homepage, the pages we stored (re-checked even if no longer linked), then the
+    sitemaps. Stored pages come before the sitemap so that of a page's spellings (/x, /x/,
+    /x.html) the one indexed last time stays the page (the order keepers_of uses), and a
+    sitemap's lastmod still raises their priority."""
+    frontier.add(homepage.url, 0)
+    for url in sorted(known, key=lambda u: (u not in had_content, known[u].status != 200, len(u), u)):
+        frontier.add(url, 1, linked=False)
+    if settings.use_sitemaps:
+        for entry in await _sitemap_urls(fetcher, scope, robots, report):
+            frontier.add(entry.url, 1, bonus=discover.lastmod_bonus(entry.lastmod))
 
 
-def _save_alternates(
-    state: StateStore, source_id: int, scope: Scope, reads: list[_Read], moved: dict[str, str]
-) -> None:
+def _remember(state: StateStore, source_id: int, log: CrawlLog, gone: dict[str, Page | None]) -> None:
+    """Redirects are remembered to be re-asked without following, gone pages to be re-checked with a HEAD."""
+    for url in log.redirects:
+        state.save_page(source_id, url, REDIRECT_STATUSES_MARK, None, None, None, None)
+    for url, page in gone.items():
+        if page is not None and page.status in GONE_STATUSES:
+            state.save_page(source_id, url, page.status, page.etag, page.last_modified, None, None)
+
+
+def _save_alternates(state: StateStore, source_id: int, scope: Scope, log: CrawlLog) -> None:
     """Each page's translations, named by the URL each was read under this run (an
     hreflang link may spell it /de/x where the page is /de/x/)."""
-    read_by_key = {page_key(r.url): r.url for r in reads}
-    for read in reads:
+    read_by_key = {page_key(r.url): r.url for r in log.reads}
+    for read in log.reads:
         pairs = []
         for lang, href in read.doc.alternates:
             url = scope.normalize(href)
             if url and scope.in_site(url):
-                target = follow(url, moved)
+                target = follow(url, log.moved)
                 target = read_by_key.get(page_key(target), target)
                 if target != read.url:
                     pairs.append((lang, target))
         state.save_alternates(source_id, read.url, pairs)
-
-
-def _shown(url: str) -> str:
-    parts = urlsplit(url)
-    return parts.path + (f"?{parts.query}" if parts.query else "")
-
-
-def _report_signals(
-    report: RunReport,
-    canonicals: dict[str, Canonical],
-    canonical_of: dict[str, str | None],
-    taken: dict[str, list[str]],
-    pages_with_content: int,
-) -> None:
-    """Canonical links not obeyed, and rules that took much of the site, go into the report."""
-    for verdict in canonicals.values():
-        if verdict is not Canonical.DUPLICATE:
-            key = f"canonical_{verdict.value}"
-            report.misconfigured[key] = report.misconfigured.get(key, 0) + 1
-    warning = canonical_warning(canonicals, _shown, canonical_of)
-    if warning:
-        report.warnings.append(warning)
-    report.warnings.extend(
-        removal_warnings({rule: urls for rule, urls in taken.items() if urls}, pages_with_content, _shown)
-    )
 
 
 # Duplicate bodies above this share of pages read (from 10 on) look like a generated space (R-3.7). *ours*
@@ -613,27 +396,6 @@ def _crawl_health(report: RunReport, monitor: discover.CrawlMonitor, pages_read:
             "a bot challenge). Ask the site's owner or host to allow our crawler's IP address, or set "
             "SITEKB_PROXY_URL to crawl through a proxy they allow"
         )
-
-
-@dataclass(frozen=True)
-class _Read:
-    """A page read this run (fetched, or 304 and re-read from the raw store)."""
-
-    url: str
-    page: Page
-    digest: str | None
-    doc: Document
-    canonical: str | None
-
-
-def _keepers(reads: list[_Read], had_content: set[str]) -> dict[str | None, str]:
-    """For each body, the one URL whose copy is indexed. Chosen after the crawl, not by
-    arrival order, so the same page keeps its chunks from run to run: the URL indexed
-    last time first, then the shortest, then the first in sort order."""
-    keepers: dict[str | None, str] = {}
-    for read in sorted(reads, key=lambda r: (r.url not in had_content, len(r.url), r.url)):
-        keepers.setdefault(read.digest, read.url)
-    return keepers
 
 
 async def _robots(fetcher: Fetcher, scope: Scope, settings: Settings, report: RunReport):

@@ -12,7 +12,7 @@ import pytest
 from conftest import StaticSite
 from fake_openai import FakeOpenAI
 
-from ingest import pipeline
+from ingest import crawler, pipeline
 from ingest.kb.embed import EmbedderError, LocalMiniLM
 from ingest.kb.state import StateStore
 from ingest.kb.store import EdgeStore, StoredPoint, open_existing_store
@@ -211,14 +211,14 @@ def test_a_page_the_extractor_cannot_read_is_failed_not_evidence(site, settings,
     counted and skipped; the crawl goes on and the page keeps its chunks. No real page is
     known to raise now, so the extractor is made to fail on one URL."""
     first = _run(site)
-    real = pipeline.parse_html
+    real = crawler.parse_html
 
     def fails_on_garden(body, url):
         if "/garden/" in url:
             raise RecursionError("maximum recursion depth exceeded")
         return real(body, url)
 
-    monkeypatch.setattr(pipeline, "parse_html", fails_on_garden)
+    monkeypatch.setattr(crawler, "parse_html", fails_on_garden)
     site.content["prices"][1] = site.content["prices"][1].replace("details", "new winter prices")
     site.write()
     report = _run(site)

@@ -1,0 +1,269 @@
+"""The crawl of one site: every URL the frontier hands out is visited once, and each
+visit ends in one typed outcome (read, gone, moved, left the site, skipped, failed).
+
+A visit asks the cheapest question first: a page remembered as gone is re-checked with
+a HEAD, one remembered as a redirect is asked again without following it, the others
+are fetched with the validators of the last run (a 304 re-reads the raw copy). What
+a visit finds is recorded in one place (`_record`): the frontier learns the new URLs,
+the report counts the outcome, and the `CrawlLog` keeps what the selection step needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from ingest.crawl.discover import CrawlMonitor, Frontier
+from ingest.crawl.fetch import REDIRECT_STATUSES, Fetcher, Validators
+from ingest.crawl.rawstore import RawStore
+from ingest.crawl.urls import Scope, page_key
+from ingest.extract.html import parse_html
+from ingest.kb.state import StateStore, StoredPage
+from ingest.models import Document, Page, RunReport
+from ingest.settings import Settings
+
+GONE_STATUSES = frozenset({404, 410})
+# Fetcher errors that skip a page without counting it failed.
+_SKIP_ERRORS = ("not_html", "too_large")
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class PageRead:
+    """A page read this run (fetched, or 304 and re-read from the raw store)."""
+
+    url: str
+    page: Page
+    digest: str | None
+    doc: Document
+    canonical: str | None
+
+
+@dataclass(frozen=True)
+class Gone:
+    """404 or 410: the page is no more."""
+
+    url: str
+    page: Page
+
+
+@dataclass(frozen=True)
+class Moved:
+    """The page lives at `target`, in the site: an HTTP redirect (`page` is its answer)
+    or a meta refresh stub (`page` is None)."""
+
+    url: str
+    target: str
+    page: Page | None = None
+
+
+@dataclass(frozen=True)
+class LeftSite:
+    """A redirect or refresh stub that leaves the site: not followed."""
+
+    url: str
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Not a page to read (`reason`: not_html, too_large)."""
+
+    url: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    """Not read this time (an error, a challenge, an unreadable page): no evidence of removal."""
+
+    url: str
+    reason: str | None = None
+
+
+Outcome = PageRead | Gone | Moved | LeftSite | Skipped | Failed
+
+
+@dataclass(frozen=True)
+class _Body:
+    """A page's HTML in hand: `page` as fetched (or the 304), the body and its raw digest."""
+
+    page: Page
+    body: bytes
+    digest: str | None
+
+
+@dataclass
+class CrawlLog:
+    """What the crawl saw, for the selection step."""
+
+    reads: list[PageRead] = field(default_factory=list)
+    gone: dict[str, Page] = field(default_factory=dict)
+    # HTTP redirects within the site (remembered as such), and every move's target.
+    redirects: dict[str, Page] = field(default_factory=dict)
+    moved: dict[str, str] = field(default_factory=dict)
+    offsite: list[str] = field(default_factory=list)
+
+
+class Crawler:
+    def __init__(
+        self,
+        scope: Scope,
+        settings: Settings,
+        fetcher: Fetcher,
+        frontier: Frontier,
+        state: StateStore,
+        source_id: int,
+        homepage: Page,
+        report: RunReport,
+    ) -> None:
+        self.scope, self.settings, self.fetcher, self.frontier = scope, settings, fetcher, frontier
+        self.state, self.source_id, self.homepage, self.report = state, source_id, homepage, report
+        self.known: dict[str, StoredPage] = state.pages(source_id)
+        self.raw = RawStore(settings.raw_dir)
+        self.monitor = CrawlMonitor()
+        self.log = CrawlLog()
+
+    async def crawl(self, progress: Progress) -> CrawlLog:
+        """Visit every URL the frontier admits, `settings.concurrency_max` at a time."""
+        active = done = 0
+        wake = asyncio.Event()
+
+        async def worker() -> None:
+            nonlocal active, done
+            while True:
+                item = self.frontier.next()
+                if item is None:
+                    if active == 0:
+                        wake.set()
+                        return
+                    wake.clear()
+                    await wake.wait()
+                    continue
+                active += 1
+                try:
+                    self._record(await self.visit(*item), item[1])
+                finally:
+                    active -= 1
+                    done += 1
+                    self.monitor.page_done(self.frontier.queued, len(self.frontier))
+                    wake.set()
+                    progress("fetch", done, self.frontier.admitted + len(self.frontier))
+
+        await asyncio.gather(*(worker() for _ in range(self.settings.concurrency_max)))
+        return self.log
+
+    async def visit(self, url: str, depth: int) -> Outcome:
+        stored = self.known.get(url)
+        if stored and stored.status in GONE_STATUSES:
+            gone = await self.recheck_gone(url, depth)
+            if gone:
+                return gone
+        if stored and stored.status in REDIRECT_STATUSES:
+            moved = await self.recheck_redirect(url, depth)
+            if moved:
+                return moved
+        fetched = await self.fetch_or_reuse(url, depth, stored)
+        return self.read(url, fetched) if isinstance(fetched, _Body) else fetched
+
+    async def recheck_gone(self, url: str, depth: int) -> Gone | None:
+        """Still gone? A HEAD answers without the 404 page's body."""
+        probe = await self.fetcher.fetch(url, depth=depth, method="HEAD")
+        if probe.status not in GONE_STATUSES:
+            return None
+        self._spent(probe)
+        return Gone(url, probe)
+
+    async def recheck_redirect(self, url: str, depth: int) -> Moved | None:
+        """It redirected last time: ask again without following, which costs headers only."""
+        probe = await self.fetcher.fetch(url, depth=depth, follow_redirects=False)
+        target = self.scope.normalize(probe.location or "", url) if probe.status in REDIRECT_STATUSES else None
+        if not (target and self.scope.in_site(target)):
+            return None
+        self._spent(probe)
+        return Moved(url, target, probe)
+
+    async def fetch_or_reuse(self, url: str, depth: int, stored: StoredPage | None) -> _Body | Outcome:
+        """The page's body: fetched with last run's validators, or re-read from the raw
+        store on a 304; or why there is none."""
+        validators = Validators(stored.etag, stored.last_modified) if stored and stored.raw_sha256 else None
+        fresh = url == self.homepage.url and validators is None
+        page = self.homepage if fresh else await self.fetcher.fetch(url, validators, depth)
+        self._spent(page)
+        body = self.raw.get(stored.raw_sha256 or "") if page.not_modified and stored else None
+        if page.not_modified and body is None:  # raw copy lost: fetch again, unconditionally
+            page = await self.fetcher.fetch(url, None, depth)
+            self._spent(page)
+        if body is not None:
+            self.report.pages.not_modified += 1
+            return _Body(page, body, stored.raw_sha256)
+        if page.status in GONE_STATUSES:
+            return Gone(url, page)
+        if page.error == "offsite_redirect":
+            return LeftSite(url)
+        if page.error in _SKIP_ERRORS:
+            return Skipped(url, page.error)
+        if not page.ok:
+            return Failed(url, "challenge" if page.error == "challenge" else None)
+        self.report.pages.fetched += 1
+        final = self.scope.normalize(page.final_url) or url
+        if final != url:  # a same-site redirect (/blog -> /blog/): the page is its target
+            return Moved(url, final, page)
+        return _Body(page, page.body, self.raw.put(page.body))
+
+    def read(self, url: str, fetched: _Body) -> PageRead | Moved | LeftSite | Failed:
+        """The page's Document, saved in the state as it is read (a run killed mid-crawl
+        resumes with conditional requests); a refresh stub is a move."""
+        page = fetched.page
+        try:
+            doc = replace(parse_html(fetched.body, self.scope.normalize(page.final_url) or url), url=url)
+        except Exception:  # one page the extractor cannot read must not stop the crawl
+            return Failed(url, "unreadable")  # like a 503: not evidence of removal, its chunks stay
+        status = page.status if not page.not_modified else 200
+        self.state.save_page(self.source_id, url, status, page.etag, page.last_modified, fetched.digest, doc.title)
+        stub = self.scope.normalize(doc.refresh, url) if doc.refresh else None
+        if stub and page_key(stub) != page_key(url):
+            return Moved(url, stub) if self.scope.in_site(stub) else LeftSite(url)
+        canonical = self.scope.normalize(doc.canonical) if doc.canonical else None
+        return PageRead(url, page, fetched.digest, doc, canonical if canonical != url else None)
+
+    def _record(self, outcome: Outcome, depth: int) -> None:
+        """The one place a visit's outcome reaches the frontier, the report and the log."""
+        pages, log, frontier = self.report.pages, self.log, self.frontier
+        match outcome:
+            case PageRead():
+                self._follow_links(outcome, depth)
+                log.reads.append(outcome)
+            case Gone(url, page):
+                log.gone[url] = page
+                pages.skip("gone")
+                frontier.another_spelling(url)
+            case Moved(url, target, page):
+                if page is not None:
+                    log.redirects[url] = page
+                log.moved[url] = target
+                frontier.add(target, depth, moved_here=True)
+                pages.skip("redirect")
+            case LeftSite(url):
+                log.offsite.append(url)
+                pages.skip("offsite_redirect")
+            case Skipped(_, reason):
+                pages.skip(reason)
+            case Failed(_, reason):
+                pages.failed += 1
+                if reason:
+                    pages.skip(reason)
+
+    def _follow_links(self, read: PageRead, depth: int) -> None:
+        if self.settings.follow_links:
+            for link in read.doc.links:
+                self.frontier.add(link, depth + 1)
+            for _, alternate in read.doc.alternates:  # translations are pages of their own
+                self.frontier.add(alternate, depth)
+        if read.canonical and page_key(read.canonical) != page_key(read.url) and self.scope.in_site(read.canonical):
+            self.frontier.add(read.canonical, depth)
+
+    def _spent(self, page: Page) -> None:
+        self.report.bytes_transferred += page.bytes_transferred
+        self.frontier.bytes_spent += page.bytes_transferred
