@@ -1,9 +1,7 @@
-"""The orchestrator: discover → fetch → extract → strip templates → chunk →
-fingerprint → embed → upsert, with an explicit reconciliation against the state.
-
-Order of writes: vectors are computed first and kept in the state as they arrive
-(the store is untouched while we pay, and a crash pays nothing twice); then, page by
-page, stale points are deleted and the new ones written (R-8.3).
+"""The orchestrator: `run()` finds the homepage, crawls the site (crawler.py), selects
+the pages to index (selection.py), strips templates, and reconciles the knowledge base
+with them (indexer.py), under the business's lock, the spend guard and the breaker,
+recording the run. Site problems, caps and provider failures end in the report.
 """
 
 from __future__ import annotations
@@ -18,8 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-import numpy as np
-
+from ingest import indexer
 from ingest.crawl import discover
 from ingest.crawl.fetch import Fetcher
 from ingest.crawl.intake import find_homepage
@@ -28,14 +25,10 @@ from ingest.crawl.urls import Scope, page_key, prefix_of
 from ingest.crawler import GONE_STATUSES, Crawler, CrawlLog
 from ingest.extract.html import parse_html
 from ingest.extract.templates import strip_templates
-from ingest.index.chunk import chunk_document
-from ingest.index.fingerprint import key_chunks
-from ingest.kb.embed import CreditExhausted, Embedder, EmbedderError, OpenAIEmbedder, QuotaExceeded, make_embedder
-from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
-from ingest.kb.lexical import analysis_language
+from ingest.kb.embed import CreditExhausted, EmbedderError, Embeddings, QuotaExceeded, make_embedder
 from ingest.kb.state import StateStore
-from ingest.kb.store import StoredPoint, open_existing_store, open_store
-from ingest.models import Document, KeyedChunk, Page, RunReport
+from ingest.kb.store import open_existing_store, open_store
+from ingest.models import Document, Page, RunReport
 from ingest.ops.alerts import Alerter
 from ingest.ops.guard import BreakerOpen, BudgetExceeded, SpendGuard
 from ingest.problems import SiteProblem
@@ -231,7 +224,6 @@ async def _run(
                     crawl,
                     business,
                     source_id,
-                    crawl.homepage_url,
                     settings,
                     state,
                     report,
@@ -457,7 +449,6 @@ def _index(
     crawl: CrawlResult,
     business: str,
     source_id: int,
-    homepage_url: str,
     settings: Settings,
     state: StateStore,
     report: RunReport,
@@ -465,18 +456,15 @@ def _index(
     guard: SpendGuard,
     job: str,
 ) -> None:
+    """Templates stripped, then the knowledge base reconciled with the pages read
+    (ingest/indexer.py), unless the site is empty or its coverage collapsed."""
     documents = crawl.documents
     report.pages.empty = sum(1 for d in documents if d.text_chars == 0)
-    if sum(d.text_chars for d in documents) < MIN_SITE_TEXT_CHARS:
+    chars = sum(d.text_chars for d in documents)
+    if chars < MIN_SITE_TEXT_CHARS:
         # A rule that took the site's pages says so here too: the run stops on this problem.
         raise SiteProblem(
-            "empty",
-            "; ".join(
-                [
-                    f"{sum(d.text_chars for d in documents)} characters of text on {len(documents)} pages",
-                    *report.warnings,
-                ]
-            ),
+            "empty", "; ".join([f"{chars} characters of text on {len(documents)} pages", *report.warnings])
         )
     if crawl.previous_pages >= MIN_PAGES_FOR_COVERAGE and len(documents) < MIN_COVERAGE * crawl.previous_pages:
         report.warnings.append(
@@ -485,189 +473,31 @@ def _index(
         )
         report.chunks.unchanged = report.chunks.total = state.chunk_count(business)
         return
-    stripped = strip_templates(documents, homepage_url)
+    stripped = strip_templates(documents, crawl.homepage_url)
     report.templates = stripped.report
-    all_docs = list(stripped.documents) + ([stripped.site_document] if stripped.site_document else [])
-
     embedder = make_embedder(settings)
     report.embedding.model = embedder.model
-    keyed: list[KeyedChunk] = []
-    for doc in all_docs:
-        keyed.extend(key_chunks(chunk_document(doc, embedder.chunk_tokens), business, embedder.id))
-    processed_urls = {d.url for d in all_docs}
 
-    stored = state.chunks(source_id)
-    new_by_id = {k.point_id: k for k in keyed}
-    stale = [
-        pid
-        for pid, c in stored.items()
-        if (c.url in processed_urls and pid not in new_by_id) or c.url in crawl.gone or c.url in crawl.superseded
-    ]
-    to_add = [k for pid, k in new_by_id.items() if pid not in stored]
-    report.chunks.unchanged = sum(1 for pid in new_by_id if pid in stored)
+    def paid(embedded: Embeddings) -> None:
+        report.embedding.tokens += embedded.tokens
+        report.embedding.calls += embedded.calls
+        report.spend_usd = round(report.spend_usd + embedded.cost_usd, 6)
 
-    vectors = _embed(embedder, to_add, state, report, progress, guard, business, job)
     store = open_store(settings, embedder.id, embedder.dimensions)
     try:
-        _delete_other_embedders(stale, embedder.id, settings, state)
-        stale_by_url: dict[str, list[str]] = {}
-        for pid in stale:
-            stale_by_url.setdefault(stored[pid].url, []).append(pid)
-        new_by_url: dict[str, list[KeyedChunk]] = {}
-        for k in to_add:
-            new_by_url.setdefault(k.chunk.url, []).append(k)
-        # Page by page, delete then write: a search meanwhile sees a page's old or new
-        # chunks (a search in another process, on a Qdrant server, may fall in the moment
-        # between the two calls), and no duplicate survives.
-        for url in sorted(set(stale_by_url) | set(new_by_url)):
-            doomed = stale_by_url.get(url, [])
-            fresh = new_by_url.get(url, [])
-            with store.swap():  # searches in this process wait for the pair (SharedStore)
-                store.delete(doomed)
-                store.upsert(
-                    [StoredPoint(k.point_id, vectors[k.point_id], _payload(k, business, embedder.id)) for k in fresh]
-                )
-            state.delete_chunks(doomed)
-            report.chunks.deleted += len(doomed)
-            state.add_chunks(
-                source_id,
-                [
-                    (
-                        k.point_id,
-                        k.chunk.url,
-                        k.fingerprint,
-                        k.chunk.heading,
-                        k.chunk.position,
-                        k.chunk.tokens,
-                        embedder.id,
-                    )
-                    for k in fresh
-                ],
-            )
-            state.drop_pending([k.point_id for k in fresh])
-            report.chunks.added += len(fresh)
-        state.set_embedder(business, embedder.id)
-        payloads = store.payloads(business)  # one read of the business's points serves both checks
-        _reanalyse(
-            store, state, business, payloads, {d.url: d.lang for d in all_docs}, {k.point_id for k in to_add}, report
+        result = indexer.index(
+            [*stripped.documents, *([stripped.site_document] if stripped.site_document else [])],
+            indexer.Records(state, business, source_id),
+            store,
+            embedder,
+            gone={*crawl.gone, *crawl.superseded},
+            open_old=lambda embedder_id: open_existing_store(settings, embedder_id),
+            guard=guard,
+            job=job,
+            paid=paid,
+            progress=progress,
         )
-        _verify(store, state, business, embedder.id, set(payloads), report)
     finally:
         store.close()
-
-
-def _embed(
-    embedder: Embedder,
-    to_add: list[KeyedChunk],
-    state: StateStore,
-    report: RunReport,
-    progress: Progress,
-    guard: SpendGuard,
-    business: str,
-    job: str,
-) -> dict[str, list[float]]:
-    """Vectors for `to_add`, reusing those paid for by an earlier, interrupted run. Each
-    batch is saved as soon as it arrives, so an error or a kill loses no paid work."""
-    cached = state.pending(embedder.id, [k.point_id for k in to_add])
-    vectors = {pid: np.frombuffer(blob, dtype=np.float32).tolist() for pid, blob in cached.items()}
-    missing = [k for k in to_add if k.point_id not in vectors]
-    batch = EMBED_BATCH
-    for start in range(0, len(missing), batch):
-        part = missing[start : start + batch]
-        if isinstance(embedder, OpenAIEmbedder):  # the local model costs nothing
-            estimate = sum(k.chunk.tokens for k in part) * embedder.price_per_mtok / 1e6
-            guard.check(business, estimate)  # before every embedding batch (R-9.1)
-        result = embedder.embed_documents([k.chunk.text for k in part])
-        guard.provider_ok()
-        guard.record(business, job, "embedding_tokens", result.tokens, result.cost_usd)
-        fresh = dict(zip((k.point_id for k in part), result.vectors))
-        state.save_pending(embedder.id, {pid: np.asarray(v, dtype=np.float32).tobytes() for pid, v in fresh.items()})
-        vectors.update(fresh)
-        report.embedding.tokens += result.tokens
-        report.embedding.calls += result.calls
-        report.spend_usd = round(report.spend_usd + result.cost_usd, 6)
-        progress("embed", min(start + batch, len(missing)), len(missing))
-    return vectors
-
-
-def _delete_other_embedders(stale: list[str], current: str, settings: Settings, state: StateStore) -> None:
-    """Points made by a previous embedder live in that embedder's collection."""
-    by_embedder: dict[str, list[str]] = {}
-    for pid, embedder_id in state.chunk_embedders(stale).items():
-        if embedder_id != current:
-            by_embedder.setdefault(embedder_id, []).append(pid)
-    for embedder_id, ids in by_embedder.items():
-        old = open_existing_store(settings, embedder_id)
-        if old is not None:
-            try:
-                old.delete(ids)
-            finally:
-                old.close()
-
-
-def _payload(keyed: KeyedChunk, business: str, embedder_id: str) -> dict:
-    chunk = keyed.chunk
-    return {
-        "business": business,
-        "url": chunk.url,
-        "title": chunk.title,
-        "heading_path": chunk.heading,
-        "text": chunk.text,
-        "position": chunk.position,
-        "fingerprint": keyed.fingerprint,
-        "embedder": embedder_id,
-        "lang": chunk.lang,
-    }
-
-
-def _reanalyse(
-    store,
-    state: StateStore,
-    business: str,
-    payloads: dict[str, dict],
-    lang_by_url: dict[str, str],
-    written: set[str],
-    report: RunReport,
-) -> None:
-    """Bring chunks indexed under an older lexical analysis (or with a page language that
-    has since changed) up to date from their stored text and vectors: no embedding calls.
-    Rewrites points in place; the set of point ids does not change."""
-    scheme, _ = state.lexical_of(business)
-    lang_of = {pid: lang_by_url.get(p.get("url"), p.get("lang", "")) for pid, p in payloads.items()}
-    stale = {
-        pid
-        for pid, p in payloads.items()
-        if pid not in written and (scheme != LEXICAL_SCHEME or p.get("lang", "") != lang_of[pid])
-    }
-    if stale:
-        points = [
-            StoredPoint(p.id, p.vector, {**p.payload, "lang": lang_of[p.id]})
-            for p in store.points(business)
-            if p.id in stale
-        ]
-        for start in range(0, len(points), 256):
-            store.upsert(points[start : start + 256])
-        if scheme != LEXICAL_SCHEME:
-            report.warnings.append(
-                f"re-indexed {len(points)} unchanged chunks for the lexical analysis "
-                f"{LEXICAL_SCHEME} from their stored text (no embedding calls)"
-            )
-    state.set_lexical(business, LEXICAL_SCHEME, {analysis_language(lang) for lang in lang_of.values()})
-
-
-def _verify(store, state: StateStore, business: str, embedder_id: str, in_store: set[str], report: RunReport) -> None:
-    """The store (`in_store`: its point ids for `business`) and the state must agree; a
-    mismatch is repaired where safe and reported."""
-    in_state = state.chunk_ids(business, embedder_id)
-    orphans = in_store - in_state
-    if orphans:
-        store.delete(sorted(orphans))
-        report.warnings.append(f"removed {len(orphans)} points found in the vector store but not in the state")
-    missing = in_state - in_store
-    if missing:
-        state.delete_chunks(sorted(missing))
-        report.warnings.append(
-            f"{len(missing)} chunks recorded in the state were missing from the vector store; "
-            "they will be re-embedded on the next run"
-        )
-    report.chunks.total = state.chunk_count(business)
+    report.chunks = result.chunks
+    report.warnings.extend(result.warnings)

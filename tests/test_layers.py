@@ -15,7 +15,7 @@ LAYERS = [
     ("ingest.kb",),
     ("ingest.ops",),
     ("retrieval",),  # reads the knowledge base; never runs ingestion itself
-    ("ingest.crawler", "ingest.selection"),
+    ("ingest.crawler", "ingest.selection", "ingest.indexer"),
     ("ingest.pipeline", "ingest.brief"),
     ("ingest.server", "ingest.cli"),
 ]

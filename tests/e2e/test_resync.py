@@ -12,7 +12,7 @@ import pytest
 from conftest import StaticSite
 from fake_openai import FakeOpenAI
 
-from ingest import crawler, pipeline
+from ingest import crawler, indexer, pipeline
 from ingest.kb.embed import EmbedderError, LocalMiniLM
 from ingest.kb.state import StateStore
 from ingest.kb.store import EdgeStore, StoredPoint, open_existing_store
@@ -305,7 +305,7 @@ def test_kill_between_delete_and_write_then_resume_without_paying_again(site, se
 
 
 def test_embedding_failure_midway_keeps_paid_vectors(site, settings, monkeypatch):
-    monkeypatch.setattr(pipeline, "EMBED_BATCH", 8)
+    monkeypatch.setattr(indexer, "EMBED_BATCH", 8)
     real = LocalMiniLM.embed_documents
     calls = {"n": 0}
 
