@@ -19,7 +19,8 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Literal
 
-from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, status
+from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -99,6 +100,162 @@ _bearer = HTTPBearer(auto_error=False, description="A key from `ingest keys crea
 # What an ingestion job does: the request, a function that reads the settings afresh
 # when the job starts, and a progress callback (phase, done, total) -> a JSON-able result.
 JobWork = Callable[[JobRequest, Callable[[], Settings], Callable[[str, int, int], None]], object]
+_UNAUTHORIZED = {"WWW-Authenticate": "Bearer"}
+
+
+class Services:
+    """What the server holds open for its lifetime: the searcher (and through it the
+    stores, which admit one opener), a state connection, the job runner and the admin
+    token it announced."""
+
+    def __init__(
+        self, settings: Settings, announce_url: str | None, load: Callable[[], Settings], work: JobWork | None
+    ) -> None:
+        self.settings, self.load, self.work = settings, load, work
+        self.searcher = Searcher(settings)
+        self._state = StateStore(settings.state_path, shared=True)
+        self._lock = threading.Lock()
+        self.jobs = JobRunner()
+        self.admin_token = announce(settings, announce_url) if announce_url else None
+
+    def state(self, method: str, *args):
+        """One state call at a time: the connection is shared by the server's threads."""
+        with self._lock:
+            return getattr(self._state, method)(*args)
+
+    def search(self, business: str, query: str, k: int, mode: str = "hybrid") -> list:
+        """The one search behind /v1/search and /v1/admin/search; errors become HTTP errors."""
+        try:
+            return self.searcher.search(business, query, k, mode=mode)
+        except UnknownBusiness as exc:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+
+    def close(self) -> None:
+        if self.admin_token:
+            withdraw(self.settings, self.admin_token)
+        self.jobs.close()
+        self.searcher.close()
+        self._state.close()
+
+
+def services(request: Request) -> Services:
+    return request.app.state.services
+
+
+def business_of(
+    credentials: HTTPAuthorizationCredentials | None = Depends(_bearer), svc: Services = Depends(services)
+) -> str:
+    """The business a bearer key belongs to: the key alone decides it."""
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing bearer key", headers=_UNAUTHORIZED)
+    business = svc.state("business_for_key", credentials.credentials)
+    if business is None:
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "unknown or revoked key", headers=_UNAUTHORIZED)
+    return business
+
+
+def require_admin(
+    credentials: HTTPAuthorizationCredentials | None = Depends(_bearer), svc: Services = Depends(services)
+) -> None:
+    """The token this server wrote to server.json, never a business key."""
+    token = svc.admin_token
+    if (
+        token is None
+        or credentials is None
+        or credentials.scheme.lower() != "bearer"
+        or not hmac.compare_digest(credentials.credentials.encode(), token.encode())
+    ):
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED, "admin endpoints take the token in server.json", headers=_UNAUTHORIZED
+        )
+
+
+public = APIRouter()
+admin = APIRouter(prefix="/v1/admin", include_in_schema=False, dependencies=[Depends(require_admin)])
+
+
+@public.get("/healthz")
+def healthz() -> dict:
+    return {"status": "ok"}
+
+
+@public.post("/v1/search", response_model=SearchResponse)
+def search(
+    body: SearchRequest, business: str = Depends(business_of), svc: Services = Depends(services)
+) -> SearchResponse:
+    hits = svc.search(business, body.query, body.top_k)
+    return SearchResponse(business=business, hits=[Hit(**h.to_dict()) for h in hits])
+
+
+@public.get("/v1/chunks", response_model=PageChunks)
+def chunks(
+    url: str = Query(min_length=1, max_length=2048, description="A hit's url."),
+    business: str = Depends(business_of),
+    svc: Services = Depends(services),
+) -> PageChunks:
+    try:
+        store = svc.searcher.store_for(business)
+    except UnknownBusiness as exc:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
+    payloads = store.page_chunks(business, url) if store else []
+    if not payloads:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no page {url!r} in this knowledge base")
+    return PageChunks(
+        url=url,
+        chunks=[
+            Chunk(text=p["text"], heading_path=p.get("heading_path", ""), position=p.get("position", 0))
+            for p in payloads
+        ],
+    )
+
+
+@public.get("/v1/sources", response_model=Sources)
+def sources(business: str = Depends(business_of), svc: Services = Depends(services)) -> Sources:
+    def when(at: float | None) -> datetime | None:
+        return datetime.fromtimestamp(at, UTC) if at else None
+
+    rows = svc.state("source_summaries", business)
+    return Sources(
+        business=business,
+        sources=[Source(**{**row, "last_refreshed_at": when(row["last_refreshed_at"])}) for row in rows],
+    )
+
+
+@admin.get("/ping")
+def ping(svc: Services = Depends(services)) -> dict:
+    return {"status": "ok", "data_dir": str(svc.settings.data_dir)}
+
+
+@admin.post("/jobs", status_code=202)
+def submit_job(body: JobRequest, svc: Services = Depends(services)) -> dict:
+    work = svc.work
+    if work is None:
+        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "this server runs no ingestion jobs")
+    if body.kind == "run" and not body.site:
+        raise HTTPException(422, "a run job needs `site`")
+    job = svc.jobs.submit(
+        body.kind, body.model_dump(exclude_none=True), lambda progress: work(body, svc.load, progress)
+    )
+    return job.to_dict()
+
+
+@admin.get("/jobs/{job_id}")
+def job_status(job_id: str, svc: Services = Depends(services)) -> dict:
+    job = svc.jobs.get(job_id)
+    if job is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r} (jobs are kept while the server runs)")
+    return job.to_dict()
+
+
+@admin.post("/search")
+def admin_search(body: AdminSearchRequest, svc: Services = Depends(services)) -> list[dict]:
+    return [h.to_dict() for h in svc.search(body.business, body.query, body.k, body.mode)]
+
+
+async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse({"detail": "internal error"}, status_code=500)  # never a stack trace to a caller
 
 
 def create_app(
@@ -111,24 +268,15 @@ def create_app(
     `load`: reads the settings again before each job (R-10.3); default: `settings`.
     `work`: runs an ingestion job; without it the server takes no jobs (503)."""
     settings = settings or load_settings()
-    load = load or (lambda: settings)
-    holder: dict = {}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        holder["searcher"] = app.state.searcher = Searcher(settings)
-        holder["state"] = StateStore(settings.state_path, shared=True)
-        holder["lock"] = threading.Lock()
-        holder["jobs"] = app.state.jobs = JobRunner()
-        holder["token"] = app.state.admin_token = announce(settings, announce_url) if announce_url else None
+        svc = app.state.services = Services(settings, announce_url, load or (lambda: settings), work)
+        app.state.searcher, app.state.admin_token = svc.searcher, svc.admin_token
         try:
             yield
         finally:
-            if holder["token"]:
-                withdraw(settings, holder["token"])
-            holder["jobs"].close()
-            holder["searcher"].close()
-            holder["state"].close()
+            svc.close()
 
     app = FastAPI(
         title="sitekb retrieval API",
@@ -136,121 +284,7 @@ def create_app(
         lifespan=lifespan,
         description="Search a business's website knowledge base. Authenticate with a bearer key.",
     )
-
-    def state_call(method: str, *args):
-        with holder["lock"]:
-            return getattr(holder["state"], method)(*args)
-
-    def business_of(credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> str:
-        unauthorized = {"WWW-Authenticate": "Bearer"}
-        if credentials is None or credentials.scheme.lower() != "bearer":
-            raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing bearer key", headers=unauthorized)
-        business = state_call("business_for_key", credentials.credentials)
-        if business is None:
-            raise HTTPException(status.HTTP_401_UNAUTHORIZED, "unknown or revoked key", headers=unauthorized)
-        return business
-
-    def run_search(business: str, query: str, k: int, mode: str = "hybrid") -> list:
-        """The one search behind /v1/search and /v1/admin/search; errors become HTTP errors."""
-        try:
-            return holder["searcher"].search(business, query, k, mode=mode)
-        except UnknownBusiness as exc:
-            raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
-        except ValueError as exc:
-            raise HTTPException(422, str(exc)) from None
-
-    def admin(credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
-        token = holder.get("token")
-        if (
-            token is None
-            or credentials is None
-            or credentials.scheme.lower() != "bearer"
-            or not hmac.compare_digest(credentials.credentials.encode(), token.encode())
-        ):
-            raise HTTPException(
-                status.HTTP_401_UNAUTHORIZED,
-                "admin endpoints take the token in server.json",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-
-    @app.get("/v1/admin/ping", include_in_schema=False, dependencies=[Depends(admin)])
-    def ping() -> dict:
-        return {"status": "ok", "data_dir": str(settings.data_dir)}
-
-    @app.post("/v1/admin/jobs", include_in_schema=False, dependencies=[Depends(admin)], status_code=202)
-    def submit_job(body: JobRequest) -> dict:
-        if work is None:
-            raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "this server runs no ingestion jobs")
-        if body.kind == "run" and not body.site:
-            raise HTTPException(422, "a run job needs `site`")
-        return (
-            holder["jobs"]
-            .submit(body.kind, body.model_dump(exclude_none=True), lambda progress: work(body, load, progress))
-            .to_dict()
-        )
-
-    @app.get("/v1/admin/jobs/{job_id}", include_in_schema=False, dependencies=[Depends(admin)])
-    def job_status(job_id: str) -> dict:
-        job = holder["jobs"].get(job_id)
-        if job is None:
-            raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id!r} (jobs are kept while the server runs)")
-        return job.to_dict()
-
-    @app.post("/v1/admin/search", include_in_schema=False, dependencies=[Depends(admin)])
-    def admin_search(body: AdminSearchRequest) -> list[dict]:
-        return [h.to_dict() for h in run_search(body.business, body.query, body.k, body.mode)]
-
-    @app.get("/healthz")
-    def healthz() -> dict:
-        return {"status": "ok"}
-
-    @app.post("/v1/search", response_model=SearchResponse)
-    def search(body: SearchRequest, business: str = Depends(business_of)) -> SearchResponse:
-        hits = run_search(business, body.query, body.top_k)
-        return SearchResponse(business=business, hits=[Hit(**h.to_dict()) for h in hits])
-
-    @app.get("/v1/chunks", response_model=PageChunks)
-    def chunks(
-        url: str = Query(min_length=1, max_length=2048, description="A hit's url."),
-        business: str = Depends(business_of),
-    ) -> PageChunks:
-        try:
-            store = holder["searcher"].store_for(business)
-        except UnknownBusiness as exc:
-            raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
-        payloads = store.page_chunks(business, url) if store else []
-        if not payloads:
-            raise HTTPException(status.HTTP_404_NOT_FOUND, f"no page {url!r} in this knowledge base")
-        return PageChunks(
-            url=url,
-            chunks=[
-                Chunk(text=p["text"], heading_path=p.get("heading_path", ""), position=p.get("position", 0))
-                for p in payloads
-            ],
-        )
-
-    @app.get("/v1/sources", response_model=Sources)
-    def sources(business: str = Depends(business_of)) -> Sources:
-        rows = state_call("source_summaries", business)
-        return Sources(
-            business=business,
-            sources=[
-                Source(
-                    **{
-                        **row,
-                        "last_refreshed_at": datetime.fromtimestamp(row["last_refreshed_at"], UTC)
-                        if row["last_refreshed_at"]
-                        else None,
-                    }
-                )
-                for row in rows
-            ],
-        )
-
-    @app.exception_handler(Exception)
-    async def internal_error(request: Request, exc: Exception):  # never a stack trace to a caller
-        from fastapi.responses import JSONResponse
-
-        return JSONResponse({"detail": "internal error"}, status_code=500)
-
+    app.include_router(public)
+    app.include_router(admin)
+    app.add_exception_handler(Exception, _internal_error)
     return app
