@@ -10,9 +10,10 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC
+from datetime import UTC, datetime
 
 from ingest.index.tokens import TokenizerUnavailable
 from ingest.kb.embed import EmbedderUnavailable
@@ -225,62 +226,67 @@ def _search(args, settings) -> int:
 
 
 def _status(args, settings) -> int:
-    import time
-    from datetime import datetime
-
-    from ingest.ops.guard import SpendGuard
-    from ingest.ops.schedule import due_sources
-
-    def when(ts: float | None) -> str | None:
-        return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else None
-
     businesses = []
     if settings.state_path.exists():
         state = StateStore(settings.state_path)
-        guard = SpendGuard(settings)
         try:
             known = state.businesses()
-            ids = [args.business] if args.business else known
             if args.business and args.business not in known:
                 print(f"ingest: unknown business {args.business!r}", file=sys.stderr)
                 return EXIT_PROBLEM
-            until, reason = guard.breaker()
-            breaker = {
-                "open": until > time.time(),
-                "until": when(until) if until > time.time() else None,
-                "reason": reason if until > time.time() else None,
-            }
-            schedule = {(d.business, d.site): d for d in due_sources(settings, time.time())}
-            for business in ids:
-                last = state.last_report(business)
-                sources = []
-                for source in state.sources(business):
-                    due = schedule.get((business, source["site"]))
-                    sources.append(
-                        {
-                            **source,
-                            "next_refresh": "now" if due and due.due else when(due.next_at) if due else None,
-                            "refresh_note": due.reason if due else None,
-                        }
-                    )
-                businesses.append(
-                    {
-                        "business": business,
-                        "embedder": state.embedder_of(business),
-                        "chunks": state.chunk_count(business),
-                        "sources": sources,
-                        "spend_today_usd": round(guard.spent_today(business), 6),
-                        "breaker": breaker,
-                        "last_error": (last.get("error") or last.get("message") or None) if last else None,
-                        "last_run": last,
-                    }
-                )
+            businesses = _status_of(state, settings, [args.business] if args.business else known)
         finally:
-            guard.close()
             state.close()
     if args.json:
         print(json.dumps(businesses, ensure_ascii=False, indent=2))
-        return EXIT_OK
+    else:
+        _print_status(businesses, settings)
+    return EXIT_OK
+
+
+def _when(ts: float | None) -> str | None:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC") if ts else None
+
+
+def _status_of(state: StateStore, settings, ids: list[str]) -> list[dict]:
+    """Per business: what is stored, each source's next refresh, spend today, the breaker
+    and the last run's report."""
+    from ingest.ops.guard import SpendGuard
+    from ingest.ops.schedule import due_sources
+
+    guard = SpendGuard(settings)
+    try:
+        now = time.time()
+        until, reason = guard.breaker()
+        is_open = until > now
+        breaker = {"open": is_open, "until": _when(until) if is_open else None, "reason": reason if is_open else None}
+        schedule = {(d.business, d.site): d for d in due_sources(settings, now)}
+        businesses = []
+        for business in ids:
+            last = state.last_report(business)
+            sources = []
+            for source in state.sources(business):
+                due = schedule.get((business, source["site"]))
+                next_refresh = "now" if due and due.due else _when(due.next_at) if due else None
+                sources.append({**source, "next_refresh": next_refresh, "refresh_note": due.reason if due else None})
+            businesses.append(
+                {
+                    "business": business,
+                    "embedder": state.embedder_of(business),
+                    "chunks": state.chunk_count(business),
+                    "sources": sources,
+                    "spend_today_usd": round(guard.spent_today(business), 6),
+                    "breaker": breaker,
+                    "last_error": (last.get("error") or last.get("message") or None) if last else None,
+                    "last_run": last,
+                }
+            )
+        return businesses
+    finally:
+        guard.close()
+
+
+def _print_status(businesses: list[dict], settings) -> None:
     if not businesses:
         print(f"nothing ingested yet under {settings.data_dir}")
     elif businesses[0]["breaker"]["open"]:
@@ -303,7 +309,6 @@ def _status(args, settings) -> int:
                 print(f"  warning: {warning}")
         if b["last_error"]:
             print(f"  last error: {b['last_error']}")
-    return EXIT_OK
 
 
 def _extract(args, settings) -> int:

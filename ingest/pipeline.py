@@ -188,18 +188,9 @@ async def _run(
     index: bool,
     guard: SpendGuard,
 ) -> None:
-    exclusions = load_exclusions()
-    async with Fetcher(settings) as intake_fetcher:
-        try:
-            homepage = await find_homepage(site, intake_fetcher)
-        finally:
-            report.pages.status_counts.update(intake_fetcher.status_counts)
-    parts = urlsplit(homepage.final_url)
-    root = f"{parts.scheme}://{parts.netloc}/"
-    scope = Scope.from_config(root, exclusions, prefix_of(homepage.url, homepage.final_url, _links_of(homepage)))
+    homepage, scope = await _intake(site, settings, report)
     report.business = business = business or scope.site + scope.prefix.rstrip("/")
     report.site = scope.label
-
     with _business_lock(settings, business):
         state = StateStore(settings.state_path, clock=guard.clock)
         run_id = None
@@ -208,42 +199,17 @@ async def _run(
             state.set_source(source_id, root_url=scope.home)
             run_id = state.start_run(business, source_id)
             guard.check(business)  # at job start (R-9.1)
+            job = f"run-{run_id}"
             crawl = await _crawl(
                 scope, homepage, settings, state, source_id, max_pages or settings.max_pages, report, progress
             )
-            if settings.proxy_url and settings.proxy_price_per_gb:
-                guard.record(
-                    business,
-                    f"run-{run_id}",
-                    "proxy_bytes",
-                    report.bytes_transferred,
-                    report.bytes_transferred / 1e9 * settings.proxy_price_per_gb,
-                )
+            _charge_proxy(settings, guard, business, job, report)
             if index:
-                _index(
-                    crawl,
-                    business,
-                    source_id,
-                    settings,
-                    state,
-                    report,
-                    progress,
-                    guard,
-                    f"run-{run_id}",
-                )
+                _index(crawl, business, source_id, settings, state, report, progress, guard, job)
             capped = report.pages.skipped.get("budget") or report.pages.skipped.get("budget_bytes")
             state.set_source(source_id, status="capped" if capped else "ok", last_run_id=run_id)
-        except SiteProblem as problem:
-            report.problem, report.message = problem.kind, problem.message
-            state.set_source(source_id, status=f"problem:{problem.kind}", last_run_id=run_id)
-            raise
-        except BudgetExceeded as exc:
-            report.error, report.error_kind = str(exc), type(exc).__name__
-            state.set_source(source_id, status="paused_budget", last_run_id=run_id)
-            raise
         except Exception as exc:
-            report.error, report.error_kind = report.error or f"{type(exc).__name__}: {exc}", type(exc).__name__
-            state.set_source(source_id, status="failed", last_run_id=run_id)
+            state.set_source(source_id, status=_failed_status(exc, report), last_run_id=run_id)
             raise
         finally:
             if run_id is not None:
@@ -251,6 +217,36 @@ async def _run(
                 report.spend_usd = round(report.spend_usd, 6)
                 state.finish_run(run_id, report.problem, report.model_dump())
             state.close()
+
+
+async def _intake(site: str, settings: Settings, report: RunReport) -> tuple[Page, Scope]:
+    """The homepage, and the site's scope: its host, and the folder it is published under."""
+    async with Fetcher(settings) as intake_fetcher:
+        try:
+            homepage = await find_homepage(site, intake_fetcher)
+        finally:
+            report.pages.status_counts.update(intake_fetcher.status_counts)
+    parts = urlsplit(homepage.final_url)
+    prefix = prefix_of(homepage.url, homepage.final_url, _links_of(homepage))
+    return homepage, Scope.from_config(f"{parts.scheme}://{parts.netloc}/", load_exclusions(), prefix)
+
+
+def _charge_proxy(settings: Settings, guard: SpendGuard, business: str, job: str, report: RunReport) -> None:
+    if settings.proxy_url and settings.proxy_price_per_gb:
+        cost = report.bytes_transferred / 1e9 * settings.proxy_price_per_gb
+        guard.record(business, job, "proxy_bytes", report.bytes_transferred, cost)
+
+
+def _failed_status(exc: Exception, report: RunReport) -> str:
+    """The source's status after a run that raised `exc`, which the report records too."""
+    if isinstance(exc, SiteProblem):
+        report.problem, report.message = exc.kind, exc.message
+        return f"problem:{exc.kind}"
+    if isinstance(exc, BudgetExceeded):
+        report.error, report.error_kind = str(exc), type(exc).__name__
+        return "paused_budget"
+    report.error, report.error_kind = report.error or f"{type(exc).__name__}: {exc}", type(exc).__name__
+    return "failed"
 
 
 async def _crawl(
