@@ -17,6 +17,8 @@ import html as html_lib
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import unquote, urljoin
 
 from bs4 import BeautifulSoup, Tag
@@ -296,23 +298,9 @@ _DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
 
 
 def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
-    page_chars = len(soup.get_text(" ", strip=True)) or 1
-    # Modal dialogs, however spelled, are popups: sign-ups, carts, log-ins, privacy
-    # centres, a shop's "trouble connecting" notice. Not one that holds the page or its
-    # heading. The page's size is then measured without them. WCXB dev: F1 +0.001,
-    # product +0.006, forum +0.004, no type down.
-    dialogs = [
-        t
-        for t in tags.all
-        if t.name not in ("html", "body")
-        and _is_aria_dialog(t)
-        and not (_holds_page(t, page_chars) or _wraps_content(t))
-    ]
-    if dialogs:
-        for tag in dialogs:
-            if not _gone(tag):  # not inside one already gone
-                tag.decompose()
-        page_chars = len(soup.get_text(" ", strip=True)) or 1
+    """Everything that is never content goes, in order: popups, scripts and the like,
+    forms, noscript notes, code tables' line numbers, then chrome and furniture."""
+    page_chars = _drop_dialogs(soup, tags)
     for tag in tags(*REMOVE_TAGS):
         if tag.name in _MAY_HOLD_PAGE and _holds_page(tag, page_chars):
             tag.unwrap()
@@ -320,31 +308,11 @@ def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
             tag.decompose()
     # Forms are search boxes and sign-ups, unless the page itself is one (ASP.NET wraps
     # the whole body in a <form>): then the form is unwrapped and its inputs go below.
-    for form in tags("form"):
-        if _gone(form):
-            continue
-        if len(form.get_text(" ", strip=True)) > FURNITURE_MAX_SHARE * page_chars:
-            form.unwrap()
-        else:
-            form.decompose()
+    _unwrap_or_drop(tags("form"), lambda chars: chars > FURNITURE_MAX_SHARE * page_chars)
     # <noscript> usually holds a tracking pixel or "please enable JavaScript", but some
     # platforms (Discourse forums, for one) put the whole page there for crawlers.
-    for tag in tags("noscript"):
-        if _gone(tag):
-            continue
-        if len(tag.get_text(" ", strip=True)) >= NOSCRIPT_MIN_CHARS:
-            tag.unwrap()
-        else:
-            tag.decompose()
-    # A table laid out around code (Pygments' "highlighttable": a line-number gutter
-    # beside a <pre>) is a code listing, not data: keep the code, drop the numbers.
-    for table in tags("table"):
-        pres = [] if _gone(table) else table.find_all("pre")
-        if pres:
-            for pre in pres:
-                if not _LINE_NUMBERS.fullmatch(pre.get_text()):
-                    table.insert_before(pre.extract())
-            table.decompose()
+    _unwrap_or_drop(tags("noscript"), lambda chars: chars >= NOSCRIPT_MIN_CHARS)
+    _code_tables(tags)
     _name_chrome(tags, page_chars)
     for tag in tags.all:
         if _gone(tag) or tag.parent is None or not tag.attrs:
@@ -360,6 +328,49 @@ def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
         href = a.get("href") or ""
         if href.startswith("#") and a.get_text(strip=True) in _SELF_LINK_TEXT:
             a.decompose()
+
+
+def _drop_dialogs(soup: BeautifulSoup, tags: _Tags) -> int:
+    """Modal dialogs, however spelled, are popups: sign-ups, carts, log-ins, privacy
+    centres, a shop's "trouble connecting" notice. Not one that holds the page or its
+    heading. Returns the page's size in characters, measured without them."""
+    page_chars = len(soup.get_text(" ", strip=True)) or 1
+    dialogs = [
+        t
+        for t in tags.all
+        if t.name not in ("html", "body")
+        and _is_aria_dialog(t)
+        and not (_holds_page(t, page_chars) or _wraps_content(t))
+    ]
+    if not dialogs:
+        return page_chars
+    for tag in dialogs:
+        if not _gone(tag):  # not inside one already gone
+            tag.decompose()
+    return len(soup.get_text(" ", strip=True)) or 1
+
+
+def _unwrap_or_drop(found: list[Tag], keeps: Callable[[int], bool]) -> None:
+    """Each tag still in the tree is unwrapped when `keeps(its text length)`, else dropped."""
+    for tag in found:
+        if _gone(tag):
+            continue
+        if keeps(len(tag.get_text(" ", strip=True))):
+            tag.unwrap()
+        else:
+            tag.decompose()
+
+
+def _code_tables(tags: _Tags) -> None:
+    """A table laid out around code (Pygments' "highlighttable": a line-number gutter
+    beside a <pre>) is a code listing, not data: keep the code, drop the numbers."""
+    for table in tags("table"):
+        pres = [] if _gone(table) else table.find_all("pre")
+        if pres:
+            for pre in pres:
+                if not _LINE_NUMBERS.fullmatch(pre.get_text()):
+                    table.insert_before(pre.extract())
+            table.decompose()
 
 
 def _main_region(body: Tag, tags: _Tags) -> Tag | None:
@@ -446,36 +457,81 @@ def parse_html(html: bytes | str, url: str) -> Document:
     html, svg_hrefs = _cut_unparsed(html)
     soup = html_tree.parse(html)
     tags = _Tags(soup)
-    titles = tags("title")
-    head_title = titles[0].get_text(" ", strip=True) if titles else ""
-    html_tags = tags("html")
-    lang = (html_tags[0].get("lang") or "").split("-")[0].lower() if html_tags else ""
-    base = url
-    base_tag = next((t for t in tags("base") if t.get("href") is not None), None)
-    if base_tag is not None:
-        base = urljoin(url, base_tag["href"])
-    canonical = None
-    for link in tags("link"):
-        if link.get("href") is not None and "canonical" in _rel(link):
-            canonical = urljoin(base, link["href"])
-            break
-    noindex = any(
-        "noindex" in (meta.get("content") or "").lower()
-        for meta in tags("meta")
-        if _ROBOTS_META.match(meta.get("name") or "")
-    )
-    refresh = _refresh_target(tags, base)
-    alternates = _alternates(tags, base)
+    head = _head(tags, url)
     joined: dict[str, str] = {}  # menus repeat their hrefs; urljoin is slow
     links = tuple(
-        joined[href] if href in joined else joined.setdefault(href, urljoin(base, href))
+        joined[href] if href in joined else joined.setdefault(href, urljoin(head.base, href))
         for a in tags("a")
         if (href := a.get("href")) is not None and "nofollow" not in _rel(a)
-    ) + tuple(urljoin(base, href) for href in svg_hrefs)
+    ) + tuple(urljoin(head.base, href) for href in svg_hrefs)
     product_data = _json_ld_products(tags)
     _clean(soup, tags)
     if len(product_data) == 1:
         _drop_other_products(tags)
+    markdown, chrome, recovered = _content(soup, tags)
+    facts = _product_facts(product_data, markdown, chrome)
+    if facts:
+        markdown = f"{markdown}\n\n{facts}"
+        recovered.append(facts)
+    return Document(
+        url=url,
+        title=head.title or _first_heading(markdown),
+        markdown=markdown,
+        chrome=chrome,
+        lang=head.lang,
+        links=links,
+        canonical=head.canonical,
+        noindex=head.noindex,
+        refresh=head.refresh,
+        alternates=head.alternates,
+        recovered=tuple(r for r in recovered if r and r in markdown),
+    )
+
+
+@dataclass(frozen=True)
+class _Head:
+    """What a page says about itself, outside its text."""
+
+    title: str
+    lang: str
+    base: str  # what its relative links resolve against
+    canonical: str | None
+    noindex: bool
+    refresh: str | None
+    alternates: tuple[tuple[str, str], ...]
+
+
+def _head(tags: _Tags, url: str) -> _Head:
+    titles, html_tags = tags("title"), tags("html")
+    base = url
+    base_tag = next((t for t in tags("base") if t.get("href") is not None), None)
+    if base_tag is not None:
+        base = urljoin(url, base_tag["href"])
+    canonical = next(
+        (
+            urljoin(base, link["href"])
+            for link in tags("link")
+            if link.get("href") is not None and "canonical" in _rel(link)
+        ),
+        None,
+    )
+    return _Head(
+        title=titles[0].get_text(" ", strip=True) if titles else "",
+        lang=(html_tags[0].get("lang") or "").split("-")[0].lower() if html_tags else "",
+        base=base,
+        canonical=canonical,
+        noindex=any(
+            "noindex" in (meta.get("content") or "").lower()
+            for meta in tags("meta")
+            if _ROBOTS_META.match(meta.get("name") or "")
+        ),
+        refresh=_refresh_target(tags, base),
+        alternates=_alternates(tags, base),
+    )
+
+
+def _content(soup, tags: _Tags) -> tuple[str, str, list[str]]:
+    """(the main content as Markdown, the chrome around it, the blocks recovered into it)."""
     body = soup.body or soup
     region = _main_region(body, tags)
     chrome_parts: list[str] = []
@@ -498,30 +554,11 @@ def parse_html(html: bytes | str, url: str) -> Document:
             if not _gone(tag) and not _is_callout(tag):
                 tag.decompose()
     recovered = [_to_markdown(tag) for tag in tags("aside", within=region) if not _gone(tag)]
-    markdown = _to_markdown(region)
-    above, markdown = _split_at_title(markdown)
+    above, markdown = _split_at_title(_to_markdown(region))
     markdown = _said_once(markdown)
     if above:
         chrome_parts.insert(0, above)
-    chrome = "\n\n".join(p for p in chrome_parts if p)
-    facts = _product_facts(product_data, markdown, chrome)
-    if facts:
-        markdown = f"{markdown}\n\n{facts}"
-        recovered.append(facts)
-    title = head_title or _first_heading(markdown)
-    return Document(
-        url=url,
-        title=title,
-        markdown=markdown,
-        chrome=chrome,
-        lang=lang,
-        links=links,
-        canonical=canonical,
-        noindex=noindex,
-        refresh=refresh,
-        alternates=alternates,
-        recovered=tuple(r for r in recovered if r and r in markdown),
-    )
+    return markdown, "\n\n".join(p for p in chrome_parts if p), recovered
 
 
 def _refresh_target(tags: _Tags, base: str) -> str | None:
