@@ -20,7 +20,7 @@ from ingest.crawl.rawstore import RawStore
 from ingest.crawl.urls import Scope, page_key
 from ingest.extract.html import parse_html
 from ingest.kb.state import StateStore, StoredPage
-from ingest.models import Document, Page, RunReport
+from ingest.models import Document, Page, RunReport, SkipReason
 from ingest.settings import Settings
 
 GONE_STATUSES = frozenset({404, 410})
@@ -71,7 +71,7 @@ class Skipped:
     """Not a page to read (`reason`: not_html, too_large)."""
 
     url: str
-    reason: str
+    reason: SkipReason
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class Failed:
     """Not read this time (an error, a challenge, an unreadable page): no evidence of removal."""
 
     url: str
-    reason: str | None = None
+    reason: SkipReason | None = None
 
 
 Outcome = PageRead | Gone | Moved | LeftSite | Skipped | Failed

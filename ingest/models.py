@@ -3,10 +3,55 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from ingest.problems import ProblemKind
+
+# Why a fetch gave no page to read (`Page.error`).
+PageError = Literal[
+    "dns",
+    "connect",
+    "tls",
+    "timeout",
+    "private",
+    "invalid_url",
+    "protocol",
+    "challenge",
+    "not_html",
+    "too_large",
+    "offsite_redirect",
+    "redirect_without_location",
+    "too_many_redirects",
+]
+# Why a URL was not read, or a page read not indexed (the keys of the report's `pages.skipped`).
+SkipReason = Literal[
+    # at admission (the frontier)
+    "offsite",
+    "excluded_pattern",
+    "robots",
+    "depth",
+    "discovery_limit",
+    "same_page",
+    "budget",
+    "budget_bytes",
+    # at the visit (the crawler)
+    "gone",
+    "redirect",
+    "offsite_redirect",
+    "not_html",
+    "too_large",
+    "challenge",
+    "unreadable",
+    # at selection
+    "noindex",
+    "canonical_elsewhere",
+    "duplicate",
+    "missing",
+]
+# A source's state after its last run; a run that met a site problem leaves "problem:<kind>".
+SourceStatus = Literal["new", "ok", "capped", "paused_budget", "failed"]
 
 
 @dataclass(frozen=True)
@@ -23,7 +68,7 @@ class Page:
     x_robots_tag: str = ""
     location: str | None = None
     retry_after: str | None = None
-    error: str | None = None
+    error: PageError | None = None
     detail: str = ""
     depth: int = 0
     bytes_transferred: int = 0
@@ -99,7 +144,7 @@ class PagesReport(BaseModel):
     failed: int = 0
     status_counts: dict[str, int] = Field(default_factory=dict)
 
-    def skip(self, reason: str) -> None:
+    def skip(self, reason: SkipReason) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 

@@ -28,7 +28,7 @@ from ingest.extract.templates import strip_templates
 from ingest.kb.embed import CreditExhausted, EmbedderError, Embeddings, QuotaExceeded, make_embedder
 from ingest.kb.state import StateStore
 from ingest.kb.store import open_existing_store, open_store
-from ingest.models import Document, Page, RunReport
+from ingest.models import Document, Page, RunReport, SourceStatus
 from ingest.ops.alerts import Alerter
 from ingest.ops.guard import BreakerOpen, BudgetExceeded, SpendGuard
 from ingest.problems import SiteProblem
@@ -237,7 +237,7 @@ def _charge_proxy(settings: Settings, guard: SpendGuard, business: str, job: str
         guard.record(business, job, "proxy_bytes", report.bytes_transferred, cost)
 
 
-def _failed_status(exc: Exception, report: RunReport) -> str:
+def _failed_status(exc: Exception, report: RunReport) -> SourceStatus | str:
     """The source's status after a run that raised `exc`, which the report records too."""
     if isinstance(exc, SiteProblem):
         report.problem, report.message = exc.kind, exc.message

@@ -17,6 +17,7 @@ from lxml import etree
 from protego import Protego
 
 from ingest.crawl.urls import Scope, page_key
+from ingest.models import SkipReason
 
 MAX_SITEMAP_DEPTH = 3
 # A sitemap lastmod within this many days earns a priority bonus. *ours*
@@ -228,7 +229,7 @@ class Frontier:
         self.max_bytes = max_bytes
         self.bytes_spent = 0
 
-    def _skip(self, reason: str) -> bool:
+    def _skip(self, reason: SkipReason) -> bool:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
         return False
 

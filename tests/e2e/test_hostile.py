@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 from conftest import crawl_env
 from hostile_site import CONTENT, HostileSite
 
 from ingest.kb.state import StateStore
 from ingest.kb.store import open_existing_store
+from ingest.models import PageError, SkipReason
 from ingest.pipeline import run
 from ingest.settings import load_settings
 
@@ -141,3 +144,9 @@ def test_a_site_that_blocks_our_network_says_so_and_how_to_fix_it(tmp_path, monk
     assert report.crawl.blocked_share >= 0.9
     advice = [w for w in report.warnings if "blocks our server's network" in w]
     assert advice and "SITEKB_PROXY_URL" in advice[0] and "IP address" in advice[0]
+
+
+def test_every_skip_and_page_error_is_a_named_outcome(hostile_run):
+    _, report, _ = hostile_run
+    assert set(report.pages.skipped) <= set(get_args(SkipReason))
+    assert {"offsite_redirect", "not_html", "too_large", "challenge"} <= set(get_args(PageError))
