@@ -9,84 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS businesses (
-    id TEXT PRIMARY KEY,
-    created_at REAL NOT NULL,
-    embedder_id TEXT
-);
-CREATE TABLE IF NOT EXISTS sources (
-    id INTEGER PRIMARY KEY,
-    business TEXT NOT NULL REFERENCES businesses(id),
-    site TEXT NOT NULL,
-    root_url TEXT,
-    status TEXT NOT NULL DEFAULT 'new',
-    last_run_id INTEGER,
-    UNIQUE (business, site)
-);
-CREATE TABLE IF NOT EXISTS pages (
-    source_id INTEGER NOT NULL REFERENCES sources(id),
-    url TEXT NOT NULL,
-    status INTEGER,
-    etag TEXT,
-    last_modified TEXT,
-    raw_sha256 TEXT,
-    title TEXT,
-    fetched_at REAL,
-    -- consecutive runs in which no link or sitemap entry pointed here (R-8.4)
-    missing_runs INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (source_id, url)
-);
--- A page's translations, as its hreflang links declare them (language -> URL).
-CREATE TABLE IF NOT EXISTS alternates (
-    source_id INTEGER NOT NULL REFERENCES sources(id),
-    url TEXT NOT NULL,
-    lang TEXT NOT NULL,
-    alternate_url TEXT NOT NULL,
-    PRIMARY KEY (source_id, url, lang)
-);
-CREATE TABLE IF NOT EXISTS chunks (
-    point_id TEXT PRIMARY KEY,
-    source_id INTEGER NOT NULL REFERENCES sources(id),
-    url TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    heading TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    tokens INTEGER NOT NULL,
-    embedder_id TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chunks_by_page ON chunks (source_id, url);
--- Vectors paid for but not yet written to the store: a run that dies between
--- embedding and upserting resumes from here instead of paying again (R-9.5).
-CREATE TABLE IF NOT EXISTS pending_vectors (
-    point_id TEXT PRIMARY KEY,
-    embedder_id TEXT NOT NULL,
-    vector BLOB NOT NULL
-);
--- Retrieval API keys: only a hash is stored; the key is shown once, at creation.
-CREATE TABLE IF NOT EXISTS api_keys (
-    id TEXT PRIMARY KEY,
-    business TEXT NOT NULL REFERENCES businesses(id),
-    key_hash TEXT NOT NULL UNIQUE,
-    label TEXT,
-    created_at REAL NOT NULL,
-    revoked_at REAL
-);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY,
-    source_id INTEGER REFERENCES sources(id),
-    business TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    finished_at REAL,
-    problem TEXT,
-    report TEXT
-);
-"""
+from ingest.kb.db import connect
 
 
 @dataclass(frozen=True)
@@ -110,22 +37,7 @@ class StateStore:
         """`shared=True` lets one connection serve several threads (callers serialise).
         `clock` stamps runs (tests inject one instead of sleeping through hours)."""
         self.clock = clock
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not shared)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
-        self._migrate()
-
-    def _migrate(self) -> None:
-        """Columns added after a data folder was created (SQLite has no ADD COLUMN IF NOT EXISTS)."""
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(pages)")}
-        if "missing_runs" not in columns:
-            self._db.execute("ALTER TABLE pages ADD COLUMN missing_runs INTEGER NOT NULL DEFAULT 0")
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(businesses)")}
-        for column in ("lexical_scheme", "languages"):
-            if column not in columns:
-                self._db.execute(f"ALTER TABLE businesses ADD COLUMN {column} TEXT")
+        self._db = connect(path, shared=shared)
 
     def close(self) -> None:
         self._db.close()

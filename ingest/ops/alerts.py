@@ -8,25 +8,21 @@ raised: an alert must not break the job that raised it.
 from __future__ import annotations
 
 import smtplib
-import sqlite3
 import ssl
 import time
 from email.message import EmailMessage
 
 import httpx
 
+from ingest.kb.db import connect
 from ingest.settings import Settings
-
-SCHEMA = "CREATE TABLE IF NOT EXISTS alerts (event TEXT PRIMARY KEY, subject TEXT, at REAL NOT NULL)"
 
 
 class Alerter:
     def __init__(self, settings: Settings, clock=time.time) -> None:
         self.settings = settings
         self.clock = clock
-        settings.state_path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(settings.state_path, timeout=30, isolation_level=None)
-        self._db.execute(SCHEMA)
+        self._db = connect(settings.state_path)
 
     def close(self) -> None:
         self._db.close()

@@ -10,38 +10,12 @@ eight failed jobs within 30 minutes.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
+from ingest.kb.db import connect
 from ingest.settings import Settings
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS spend (
-    id INTEGER PRIMARY KEY,
-    business TEXT NOT NULL,
-    job TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    units INTEGER NOT NULL,
-    usd REAL NOT NULL,
-    at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS spend_by_time ON spend (at);
-CREATE TABLE IF NOT EXISTS brief_runs (
-    business TEXT NOT NULL,
-    at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS breaker (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    open_until REAL NOT NULL DEFAULT 0,
-    reason TEXT,
-    quota_streak INTEGER NOT NULL DEFAULT 0
-);
-INSERT OR IGNORE INTO breaker (id) VALUES (1);
-CREATE TABLE IF NOT EXISTS job_failures (at REAL NOT NULL);
-"""
 
 CREDIT_PAUSE_S = 60 * 60
 QUOTA_PAUSE_S = 30 * 60
@@ -79,10 +53,7 @@ class SpendGuard:
     clock: object = time.time  # injected in tests: a callable returning epoch seconds
 
     def __post_init__(self) -> None:
-        path: Path = self.settings.state_path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
-        self._db.executescript(SCHEMA)
+        self._db = connect(self.settings.state_path)
 
     def close(self) -> None:
         self._db.close()
