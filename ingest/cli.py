@@ -230,7 +230,7 @@ def _status(args, settings) -> int:
     if settings.state_path.exists():
         state = StateStore(settings.state_path)
         try:
-            known = state.businesses()
+            known = state.businesses.all()
             if args.business and args.business not in known:
                 print(f"ingest: unknown business {args.business!r}", file=sys.stderr)
                 return EXIT_PROBLEM
@@ -263,17 +263,17 @@ def _status_of(state: StateStore, settings, ids: list[str]) -> list[dict]:
         schedule = {(d.business, d.site): d for d in due_sources(settings, now)}
         businesses = []
         for business in ids:
-            last = state.last_report(business)
+            last = state.runs.last_report(business)
             sources = []
-            for source in state.sources(business):
+            for source in state.sources.of(business):
                 due = schedule.get((business, source["site"]))
                 next_refresh = "now" if due and due.due else _when(due.next_at) if due else None
                 sources.append({**source, "next_refresh": next_refresh, "refresh_note": due.reason if due else None})
             businesses.append(
                 {
                     "business": business,
-                    "embedder": state.embedder_of(business),
-                    "chunks": state.chunk_count(business),
+                    "embedder": state.businesses.embedder_of(business),
+                    "chunks": state.chunks.count(business),
                     "sources": sources,
                     "spend_today_usd": round(guard.spent_today(business), 6),
                     "breaker": breaker,
@@ -504,7 +504,7 @@ def _keys(args, settings) -> int:
     try:
         if args.keys_command == "create":
             try:
-                key_id, secret = state.create_key(args.business, args.label)
+                key_id, secret = state.keys.create(args.business, args.label)
             except LookupError as exc:
                 print(f"ingest: {exc}", file=sys.stderr)
                 return EXIT_PROBLEM
@@ -515,13 +515,13 @@ def _keys(args, settings) -> int:
                 file=sys.stderr,
             )
         elif args.keys_command == "list":
-            for key in state.keys(args.business):
+            for key in state.keys.of(args.business):
                 revoked = " (revoked)" if key["revoked_at"] else ""
                 label = f"  {key['label']}" if key["label"] else ""
                 print(f"{key['id']}  {key['business']}{label}{revoked}")
         else:
-            owned = {k["id"] for k in state.keys(args.business)}
-            if args.key_id not in owned or not state.revoke_key(args.key_id):
+            owned = {k["id"] for k in state.keys.of(args.business)}
+            if args.key_id not in owned or not state.keys.revoke(args.key_id):
                 print(f"ingest: no active key {args.key_id!r} for business {args.business!r}", file=sys.stderr)
                 return EXIT_PROBLEM
             print(f"revoked {args.key_id}")

@@ -120,7 +120,7 @@ class Crawler:
     ) -> None:
         self.scope, self.settings, self.fetcher, self.frontier = scope, settings, fetcher, frontier
         self.state, self.source_id, self.homepage, self.report = state, source_id, homepage, report
-        self.known: dict[str, StoredPage] = state.pages(source_id)
+        self.known: dict[str, StoredPage] = state.pages.of(source_id)
         self.raw = RawStore(settings.raw_dir)
         self.monitor = CrawlMonitor()
         self.log = CrawlLog()
@@ -221,7 +221,7 @@ class Crawler:
         except Exception:  # one page the extractor cannot read must not stop the crawl
             return Failed(url, "unreadable")  # like a 503: not evidence of removal, its chunks stay
         status = page.status if not page.not_modified else 200
-        self.state.save_page(self.source_id, url, status, page.etag, page.last_modified, fetched.digest, doc.title)
+        self.state.pages.save(self.source_id, url, status, page.etag, page.last_modified, fetched.digest, doc.title)
         stub = self.scope.normalize(doc.refresh, url) if doc.refresh else None
         if stub and page_key(stub) != page_key(url):
             return Moved(url, stub) if self.scope.in_site(stub) else LeftSite(url)

@@ -22,7 +22,7 @@ from ingest.index.fingerprint import key_chunks
 from ingest.kb.embed import Embedder, Embeddings, OpenAIEmbedder
 from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
 from ingest.kb.lexical import analysis_language
-from ingest.kb.state import StateStore
+from ingest.kb.state import ChunkRecord, StateStore
 from ingest.kb.store import StoredPoint
 from ingest.models import ChunksReport, Document, KeyedChunk
 from ingest.ops.guard import SpendGuard
@@ -45,16 +45,18 @@ class Records:
     source_id: int
 
     def chunk_urls(self) -> dict[str, str]:
-        return {pid: c.url for pid, c in self.state.chunks(self.source_id).items()}
+        return {pid: c.url for pid, c in self.state.chunks.of(self.source_id).items()}
 
     def write(self, doomed: list[str], fresh: list[KeyedChunk], embedder_id: str) -> None:
-        self.state.delete_chunks(doomed)
-        rows = [
-            (k.point_id, k.chunk.url, k.fingerprint, k.chunk.heading, k.chunk.position, k.chunk.tokens, embedder_id)
+        self.state.chunks.delete(doomed)
+        records = [
+            ChunkRecord(
+                k.point_id, k.chunk.url, k.fingerprint, k.chunk.heading, k.chunk.position, k.chunk.tokens, embedder_id
+            )
             for k in fresh
         ]
-        self.state.add_chunks(self.source_id, rows)
-        self.state.drop_pending([k.point_id for k in fresh])
+        self.state.chunks.add(self.source_id, records)
+        self.state.pending.drop([k.point_id for k in fresh])
 
 
 @dataclass
@@ -96,7 +98,7 @@ def index(
     vectors = _embed(embedder, to_add, records, guard, job, paid, progress)
     _delete_other_embedders(stale, embedder.id, records, open_old)
     _write(store, records, embedder.id, stale, stored, to_add, vectors, result)
-    records.state.set_embedder(records.business, embedder.id)
+    records.state.businesses.set_embedder(records.business, embedder.id)
     payloads = store.payloads(records.business)  # one read of the business's points serves both checks
     _reanalyse(store, records, payloads, {d.url: d.lang for d in documents}, {k.point_id for k in to_add}, result)
     _verify(store, records, embedder.id, set(payloads), result)
@@ -114,7 +116,7 @@ def _embed(
 ) -> dict[str, list[float]]:
     """Vectors for `to_add`, reusing those paid for by an earlier, interrupted run."""
     state, business = records.state, records.business
-    cached = state.pending(embedder.id, [k.point_id for k in to_add])
+    cached = state.pending.of(embedder.id, [k.point_id for k in to_add])
     vectors = {pid: np.frombuffer(blob, dtype=np.float32).tolist() for pid, blob in cached.items()}
     missing = [k for k in to_add if k.point_id not in vectors]
     for start in range(0, len(missing), EMBED_BATCH):
@@ -126,7 +128,7 @@ def _embed(
             guard.provider_ok()
             guard.record(business, job, "embedding_tokens", embedded.tokens, embedded.cost_usd)
         fresh = dict(zip((k.point_id for k in part), embedded.vectors))
-        state.save_pending(embedder.id, {pid: np.asarray(v, dtype=np.float32).tobytes() for pid, v in fresh.items()})
+        state.pending.save(embedder.id, {pid: np.asarray(v, dtype=np.float32).tobytes() for pid, v in fresh.items()})
         vectors.update(fresh)
         paid(embedded)
         progress("embed", min(start + EMBED_BATCH, len(missing)), len(missing))
@@ -136,7 +138,7 @@ def _embed(
 def _delete_other_embedders(stale: list[str], current: str, records: Records, open_old) -> None:
     """Points made by a previous embedder live in that embedder's collection."""
     by_embedder: dict[str, list[str]] = {}
-    for pid, embedder_id in records.state.chunk_embedders(stale).items():
+    for pid, embedder_id in records.state.chunks.embedders(stale).items():
         if embedder_id != current:
             by_embedder.setdefault(embedder_id, []).append(pid)
     for embedder_id, ids in by_embedder.items():
@@ -205,7 +207,7 @@ def _reanalyse(
     has since changed) up to date from their stored text and vectors: no embedding calls.
     Rewrites points in place; the set of point ids does not change."""
     state, business = records.state, records.business
-    scheme, _ = state.lexical_of(business)
+    scheme, _ = state.businesses.lexical_of(business)
     lang_of = {pid: lang_by_url.get(p.get("url"), p.get("lang", "")) for pid, p in payloads.items()}
     stale = {
         pid
@@ -225,23 +227,23 @@ def _reanalyse(
                 f"re-indexed {len(points)} unchanged chunks for the lexical analysis "
                 f"{LEXICAL_SCHEME} from their stored text (no embedding calls)"
             )
-    state.set_lexical(business, LEXICAL_SCHEME, {analysis_language(lang) for lang in lang_of.values()})
+    state.businesses.set_lexical(business, LEXICAL_SCHEME, {analysis_language(lang) for lang in lang_of.values()})
 
 
 def _verify(store, records: Records, embedder_id: str, in_store: set[str], result: IndexResult) -> None:
     """The store (`in_store`: its point ids for the business) and the records must agree;
     a mismatch is repaired where safe and reported."""
     state, business = records.state, records.business
-    in_state = state.chunk_ids(business, embedder_id)
+    in_state = state.chunks.ids(business, embedder_id)
     orphans = in_store - in_state
     if orphans:
         store.delete(sorted(orphans))
         result.warnings.append(f"removed {len(orphans)} points found in the vector store but not in the state")
     missing = in_state - in_store
     if missing:
-        state.delete_chunks(sorted(missing))
+        state.chunks.delete(sorted(missing))
         result.warnings.append(
             f"{len(missing)} chunks recorded in the state were missing from the vector store; "
             "they will be re-embedded on the next run"
         )
-    result.chunks.total = state.chunk_count(business)
+    result.chunks.total = state.chunks.count(business)

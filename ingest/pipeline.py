@@ -194,10 +194,10 @@ async def _run(
     with _business_lock(settings, business):
         state = StateStore(settings.state_path, clock=guard.clock)
         run_id = None
-        source_id = state.ensure_source(business, report.site)
+        source_id = state.sources.ensure(business, report.site)
         try:
-            state.set_source(source_id, root_url=scope.home)
-            run_id = state.start_run(business, source_id)
+            state.sources.update(source_id, root_url=scope.home)
+            run_id = state.runs.start(business, source_id)
             guard.check(business)  # at job start (R-9.1)
             job = f"run-{run_id}"
             crawl = await _crawl(
@@ -207,15 +207,15 @@ async def _run(
             if index:
                 _index(crawl, business, source_id, settings, state, report, progress, guard, job)
             capped = report.pages.skipped.get("budget") or report.pages.skipped.get("budget_bytes")
-            state.set_source(source_id, status="capped" if capped else "ok", last_run_id=run_id)
+            state.sources.update(source_id, status="capped" if capped else "ok", last_run_id=run_id)
         except Exception as exc:
-            state.set_source(source_id, status=_failed_status(exc, report), last_run_id=run_id)
+            state.sources.update(source_id, status=_failed_status(exc, report), last_run_id=run_id)
             raise
         finally:
             if run_id is not None:
                 report.seconds = round(time.monotonic() - started, 3)
                 report.spend_usd = round(report.spend_usd, 6)
-                state.finish_run(run_id, report.problem, report.model_dump())
+                state.runs.finish(run_id, report.problem, report.model_dump())
             state.close()
 
 
@@ -259,7 +259,7 @@ async def _crawl(
     report: RunReport,
     progress: Progress,
 ) -> CrawlResult:
-    had_content = {c.url for c in state.chunks(source_id).values() if "#" not in c.url}
+    had_content = {c.url for c in state.chunks.of(source_id).values() if "#" not in c.url}
     async with Fetcher(settings, in_scope=lambda url: scope.in_site(scope.normalize(url) or "")) as fetcher:
         robots = await _robots(fetcher, scope, settings, report)
         frontier = discover.Frontier(
@@ -278,7 +278,7 @@ async def _crawl(
             report.pages.status_counts[key] = report.pages.status_counts.get(key, 0) + n
     missing = {
         url
-        for url, missed in state.count_missing(source_id, frontier.linked).items()
+        for url, missed in state.pages.count_missing(source_id, frontier.linked).items()
         if missed >= MISSING_RUNS_TO_REMOVE
     }
     homepage_url = scope.normalize(homepage.url) or homepage.url
@@ -297,7 +297,7 @@ async def _crawl(
     for url in missing:
         result.gone[url] = None
         report.pages.skip("missing")
-        state.delete_page(source_id, url)
+        state.pages.delete(source_id, url)
     result.documents = [d for d in chosen.documents if d.url not in result.gone]
     _crawl_health(report, crawler.monitor, len(log.reads), len(result.documents))
     return result
@@ -329,10 +329,10 @@ async def _seed(
 def _remember(state: StateStore, source_id: int, log: CrawlLog, gone: dict[str, Page | None]) -> None:
     """Redirects are remembered to be re-asked without following, gone pages to be re-checked with a HEAD."""
     for url in log.redirects:
-        state.save_page(source_id, url, REDIRECT_STATUSES_MARK, None, None, None, None)
+        state.pages.save(source_id, url, REDIRECT_STATUSES_MARK, None, None, None, None)
     for url, page in gone.items():
         if page is not None and page.status in GONE_STATUSES:
-            state.save_page(source_id, url, page.status, page.etag, page.last_modified, None, None)
+            state.pages.save(source_id, url, page.status, page.etag, page.last_modified, None, None)
 
 
 def _save_alternates(state: StateStore, source_id: int, scope: Scope, log: CrawlLog) -> None:
@@ -348,7 +348,7 @@ def _save_alternates(state: StateStore, source_id: int, scope: Scope, log: Crawl
                 target = read_by_key.get(page_key(target), target)
                 if target != read.url:
                     pairs.append((lang, target))
-        state.save_alternates(source_id, read.url, pairs)
+        state.pages.save_alternates(source_id, read.url, pairs)
 
 
 # Duplicate bodies above this share of pages read (from 10 on) look like a generated space (R-3.7). *ours*
@@ -467,7 +467,7 @@ def _index(
             f"coverage collapsed: {len(documents)} pages read this run against {crawl.previous_pages} last run; "
             "nothing was deleted or written, the knowledge base is unchanged"
         )
-        report.chunks.unchanged = report.chunks.total = state.chunk_count(business)
+        report.chunks.unchanged = report.chunks.total = state.chunks.count(business)
         return
     stripped = strip_templates(documents, crawl.homepage_url)
     report.templates = stripped.report

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, status
 from fastapi.responses import JSONResponse
@@ -101,6 +101,7 @@ _bearer = HTTPBearer(auto_error=False, description="A key from `ingest keys crea
 # when the job starts, and a progress callback (phase, done, total) -> a JSON-able result.
 JobWork = Callable[[JobRequest, Callable[[], Settings], Callable[[str, int, int], None]], object]
 _UNAUTHORIZED = {"WWW-Authenticate": "Bearer"}
+T = TypeVar("T")
 
 
 class Services:
@@ -118,10 +119,10 @@ class Services:
         self.jobs = JobRunner()
         self.admin_token = announce(settings, announce_url) if announce_url else None
 
-    def state(self, method: str, *args):
+    def state(self, call: Callable[[StateStore], T]) -> T:
         """One state call at a time: the connection is shared by the server's threads."""
         with self._lock:
-            return getattr(self._state, method)(*args)
+            return call(self._state)
 
     def search(self, business: str, query: str, k: int, mode: str = "hybrid") -> list:
         """The one search behind /v1/search and /v1/admin/search; errors become HTTP errors."""
@@ -150,7 +151,7 @@ def business_of(
     """The business a bearer key belongs to: the key alone decides it."""
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing bearer key", headers=_UNAUTHORIZED)
-    business = svc.state("business_for_key", credentials.credentials)
+    business = svc.state(lambda state: state.keys.business_for(credentials.credentials))
     if business is None:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "unknown or revoked key", headers=_UNAUTHORIZED)
     return business
@@ -216,7 +217,7 @@ def sources(business: str = Depends(business_of), svc: Services = Depends(servic
     def when(at: float | None) -> datetime | None:
         return datetime.fromtimestamp(at, UTC) if at else None
 
-    rows = svc.state("source_summaries", business)
+    rows = svc.state(lambda state: state.sources.summaries(business))
     return Sources(
         business=business,
         sources=[Source(**{**row, "last_refreshed_at": when(row["last_refreshed_at"])}) for row in rows],

@@ -110,8 +110,8 @@ class Searcher:
         with self._lock:
             if self._state is None:
                 self._state = StateStore(self.settings.state_path, shared=True)
-            embedder_id = self._state.embedder_of(business)
-            scheme, languages = self._state.lexical_of(business)
+            embedder_id = self._state.businesses.embedder_of(business)
+            scheme, languages = self._state.businesses.lexical_of(business)
         if embedder_id is None:
             raise UnknownBusiness(
                 f"no knowledge base for {business!r}; run `ingest run SITE --business {business}` first"

@@ -51,7 +51,7 @@ def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: r
     """Fill state and store; returns business -> API key."""
     os.environ["SITEKB_DATA_DIR"] = str(data_dir)
     from ingest.kb.embed import LocalMiniLM
-    from ingest.kb.state import StateStore
+    from ingest.kb.state import ChunkRecord, StateStore
     from ingest.kb.store import StoredPoint, open_store
     from ingest.settings import load_settings
 
@@ -63,8 +63,8 @@ def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: r
     np_rng = np.random.default_rng(rng.randrange(2**32))
     for b in range(businesses):
         business = f"biz{b:03d}"
-        source_id = state.ensure_source(business, f"{business}.example")
-        state.set_embedder(business, embedder.id)
+        source_id = state.sources.ensure(business, f"{business}.example")
+        state.businesses.set_embedder(business, embedder.id)
         vectors = np_rng.standard_normal((chunks, embedder.dimensions)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         points, rows = [], []
@@ -88,11 +88,11 @@ def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: r
                     },
                 )
             )
-            rows.append((pid, url, pid, f"Page {i % 50}", i // 50, 100, embedder.id))
+            rows.append(ChunkRecord(pid, url, pid, f"Page {i % 50}", i // 50, 100, embedder.id))
         for start in range(0, chunks, 1000):
             store.upsert(points[start : start + 1000])
-        state.add_chunks(source_id, rows)
-        keys[business] = state.create_key(business, "bench")[1]
+        state.chunks.add(source_id, rows)
+        keys[business] = state.keys.create(business, "bench")[1]
     store.close()
     state.close()
     return keys

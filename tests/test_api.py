@@ -42,9 +42,9 @@ def kb(tmp_path_factory):
         with StaticSite(bakery) as site:
             assert run(site.base + "/", settings, business="bakery").problem is None
         state = StateStore(settings.state_path)
-        keys = {b: state.create_key(b, "test")[1] for b in ("harbour", "bakery")}
-        revoked_id, revoked = state.create_key("harbour", "old")
-        state.revoke_key(revoked_id)
+        keys = {b: state.keys.create(b, "test")[1] for b in ("harbour", "bakery")}
+        revoked_id, revoked = state.keys.create("harbour", "old")
+        state.keys.revoke(revoked_id)
         state.close()
         with TestClient(create_app(settings)) as client:
             yield client, keys, revoked, settings

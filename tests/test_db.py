@@ -39,9 +39,9 @@ def test_an_old_data_folder_is_migrated_once_and_keeps_its_rows(tmp_path):
     old.close()
     state = StateStore(path)
     try:
-        assert list(state.pages(1)) == ["https://acme.com/"]  # rows kept
-        state.save_alternates(1, "https://acme.com/", [("de", "https://acme.com/de/")])  # new table there
-        assert state.lexical_of("acme") == (None, ())  # new columns there
+        assert list(state.pages.of(1)) == ["https://acme.com/"]  # rows kept
+        state.pages.save_alternates(1, "https://acme.com/", [("de", "https://acme.com/de/")])  # new table there
+        assert state.businesses.lexical_of("acme") == (None, ())  # new columns there
     finally:
         state.close()
     db = connect(path)  # a second open runs nothing again

@@ -26,31 +26,35 @@ class StoredPage:
 
 
 @dataclass(frozen=True)
+class ChunkRecord:
+    """A chunk written to the vector store, as the state records it."""
+
+    point_id: str
+    url: str
+    fingerprint: str
+    heading: str
+    position: int
+    tokens: int
+    embedder_id: str
+
+
+@dataclass(frozen=True)
 class StoredChunk:
     point_id: str
     url: str
     fingerprint: str
 
 
-class StateStore:
-    def __init__(self, path: Path, shared: bool = False, clock=time.time) -> None:
-        """`shared=True` lets one connection serve several threads (callers serialise).
-        `clock` stamps runs (tests inject one instead of sleeping through hours)."""
-        self.clock = clock
-        self._db = connect(path, shared=shared)
+class _Records:
+    def __init__(self, db, clock=time.time) -> None:
+        self._db, self.clock = db, clock
 
-    def close(self) -> None:
-        self._db.close()
 
-    # businesses and sources
-    def ensure_source(self, business: str, site: str) -> int:
-        self._db.execute("INSERT OR IGNORE INTO businesses (id, created_at) VALUES (?, ?)", (business, time.time()))
-        self._db.execute("INSERT OR IGNORE INTO sources (business, site) VALUES (?, ?)", (business, site))
-        return self._db.execute("SELECT id FROM sources WHERE business=? AND site=?", (business, site)).fetchone()[0]
+class BusinessRecords(_Records):
+    """Businesses, their embedder and lexical analysis."""
 
-    def set_source(self, source_id: int, **fields: object) -> None:
-        assignments = ", ".join(f"{k}=?" for k in fields)
-        self._db.execute(f"UPDATE sources SET {assignments} WHERE id=?", (*fields.values(), source_id))
+    def all(self) -> list[str]:
+        return [r[0] for r in self._db.execute("SELECT id FROM businesses ORDER BY id")]
 
     def embedder_of(self, business: str) -> str | None:
         row = self._db.execute("SELECT embedder_id FROM businesses WHERE id=?", (business,)).fetchone()
@@ -72,170 +76,26 @@ class StateStore:
             (scheme, json.dumps(sorted(languages)), business),
         )
 
-    def businesses(self) -> list[str]:
-        return [r[0] for r in self._db.execute("SELECT id FROM businesses ORDER BY id")]
 
-    def sources(self, business: str) -> list[dict]:
+class SourceRecords(_Records):
+    """Sources: a business's sites, their status and refresh history."""
+
+    def ensure(self, business: str, site: str) -> int:
+        self._db.execute("INSERT OR IGNORE INTO businesses (id, created_at) VALUES (?, ?)", (business, time.time()))
+        self._db.execute("INSERT OR IGNORE INTO sources (business, site) VALUES (?, ?)", (business, site))
+        return self._db.execute("SELECT id FROM sources WHERE business=? AND site=?", (business, site)).fetchone()[0]
+
+    def update(self, source_id: int, **fields: object) -> None:
+        assignments = ", ".join(f"{k}=?" for k in fields)
+        self._db.execute(f"UPDATE sources SET {assignments} WHERE id=?", (*fields.values(), source_id))
+
+    def of(self, business: str) -> list[dict]:
         rows = self._db.execute(
             "SELECT id, site, root_url, status, last_run_id FROM sources WHERE business=? ORDER BY site", (business,)
         )
         return [dict(zip(("id", "site", "root_url", "status", "last_run_id"), row)) for row in rows]
 
-    # pages
-    def pages(self, source_id: int) -> dict[str, StoredPage]:
-        rows = self._db.execute(
-            "SELECT url, status, etag, last_modified, raw_sha256 FROM pages WHERE source_id=?", (source_id,)
-        )
-        return {row[0]: StoredPage(*row) for row in rows}
-
-    def save_page(
-        self,
-        source_id: int,
-        url: str,
-        status: int,
-        etag: str | None,
-        last_modified: str | None,
-        raw_sha256: str | None,
-        title: str | None,
-    ) -> None:
-        self._db.execute(
-            "INSERT INTO pages (source_id, url, status, etag, last_modified, raw_sha256, title, fetched_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, url) DO UPDATE SET status=excluded.status, "
-            "etag=excluded.etag, last_modified=excluded.last_modified, raw_sha256=excluded.raw_sha256, "
-            "title=excluded.title, fetched_at=excluded.fetched_at",
-            (source_id, url, status, etag, last_modified, raw_sha256, title, time.time()),
-        )
-
-    def delete_page(self, source_id: int, url: str) -> None:
-        self._db.execute("DELETE FROM pages WHERE source_id=? AND url=?", (source_id, url))
-        self._db.execute("DELETE FROM alternates WHERE source_id=? AND url=?", (source_id, url))
-
-    def save_alternates(self, source_id: int, url: str, alternates: list[tuple[str, str]]) -> None:
-        """Replace the translations `url` declares: (language, URL) pairs."""
-        self._db.execute("DELETE FROM alternates WHERE source_id=? AND url=?", (source_id, url))
-        self._db.executemany(
-            "INSERT OR REPLACE INTO alternates (source_id, url, lang, alternate_url) VALUES (?, ?, ?, ?)",
-            [(source_id, url, lang, alt) for lang, alt in alternates],
-        )
-
-    def alternates(self, source_id: int) -> dict[str, dict[str, str]]:
-        """url -> {language: URL of that translation}."""
-        found: dict[str, dict[str, str]] = {}
-        for url, lang, alternate in self._db.execute(
-            "SELECT url, lang, alternate_url FROM alternates WHERE source_id=?", (source_id,)
-        ):
-            found.setdefault(url, {})[lang] = alternate
-        return found
-
-    # chunks
-    def chunks(self, source_id: int) -> dict[str, StoredChunk]:
-        rows = self._db.execute("SELECT point_id, url, fingerprint FROM chunks WHERE source_id=?", (source_id,))
-        return {row[0]: StoredChunk(*row) for row in rows}
-
-    def add_chunks(self, source_id: int, rows: list[tuple[str, str, str, str, int, int, str]]) -> None:
-        self._db.executemany(
-            "INSERT OR REPLACE INTO chunks (point_id, source_id, url, fingerprint, heading, position, tokens, embedder_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(r[0], source_id, *r[1:]) for r in rows],
-        )
-
-    def delete_chunks(self, point_ids: list[str]) -> None:
-        self._db.executemany("DELETE FROM chunks WHERE point_id=?", [(p,) for p in point_ids])
-
-    def chunk_count(self, business: str) -> int:
-        return self._db.execute(
-            "SELECT COUNT(*) FROM chunks JOIN sources ON sources.id = chunks.source_id WHERE sources.business=?",
-            (business,),
-        ).fetchone()[0]
-
-    def chunk_ids(self, business: str, embedder_id: str | None = None) -> set[str]:
-        query = "SELECT point_id FROM chunks JOIN sources ON sources.id = chunks.source_id WHERE sources.business=?"
-        params: tuple = (business,)
-        if embedder_id is not None:
-            query += " AND chunks.embedder_id=?"
-            params += (embedder_id,)
-        return {r[0] for r in self._db.execute(query, params)}
-
-    def chunk_embedders(self, point_ids: list[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
-        for start in range(0, len(point_ids), 500):
-            part = point_ids[start : start + 500]
-            rows = self._db.execute(
-                f"SELECT point_id, embedder_id FROM chunks WHERE point_id IN ({','.join('?' * len(part))})", part
-            )
-            found.update(dict(rows))
-        return found
-
-    # vectors paid for, not yet stored
-    def save_pending(self, embedder_id: str, vectors: dict[str, bytes]) -> None:
-        self._db.executemany(
-            "INSERT OR REPLACE INTO pending_vectors (point_id, embedder_id, vector) VALUES (?, ?, ?)",
-            [(pid, embedder_id, blob) for pid, blob in vectors.items()],
-        )
-
-    def pending(self, embedder_id: str, point_ids: list[str]) -> dict[str, bytes]:
-        found: dict[str, bytes] = {}
-        for start in range(0, len(point_ids), 500):
-            part = point_ids[start : start + 500]
-            rows = self._db.execute(
-                f"SELECT point_id, vector FROM pending_vectors WHERE embedder_id=? "
-                f"AND point_id IN ({','.join('?' * len(part))})",
-                (embedder_id, *part),
-            )
-            found.update(dict(rows))
-        return found
-
-    def drop_pending(self, point_ids: list[str]) -> None:
-        self._db.executemany("DELETE FROM pending_vectors WHERE point_id=?", [(p,) for p in point_ids])
-
-    # pages missing from links and sitemaps
-    def count_missing(self, source_id: int, linked: set[str]) -> dict[str, int]:
-        """Add one missed run to every stored page nobody links to any more; reset the rest.
-        Returns url -> consecutive missed runs for the stored pages."""
-        counts: dict[str, int] = {}
-        for url, missed in self._db.execute(
-            "SELECT url, missing_runs FROM pages WHERE source_id=?", (source_id,)
-        ).fetchall():
-            counts[url] = 0 if url in linked else missed + 1
-        self._db.executemany(
-            "UPDATE pages SET missing_runs=? WHERE source_id=? AND url=?",
-            [(n, source_id, url) for url, n in counts.items()],
-        )
-        return counts
-
-    # API keys
-    def create_key(self, business: str, label: str | None = None) -> tuple[str, str]:
-        """(key id, secret key). The secret is returned once and stored only as a hash."""
-        if business not in self.businesses():
-            raise LookupError(f"unknown business {business!r}; ingest its site first")
-        key_id = "key_" + secrets.token_hex(4)
-        secret = f"skb_{secrets.token_urlsafe(32)}"
-        self._db.execute(
-            "INSERT INTO api_keys (id, business, key_hash, label, created_at) VALUES (?, ?, ?, ?, ?)",
-            (key_id, business, _key_hash(secret), label, time.time()),
-        )
-        return key_id, secret
-
-    def keys(self, business: str | None = None) -> list[dict]:
-        query = "SELECT id, business, label, created_at, revoked_at FROM api_keys"
-        rows = self._db.execute(
-            query + (" WHERE business=?" if business else "") + " ORDER BY created_at", (business,) if business else ()
-        )
-        return [dict(zip(("id", "business", "label", "created_at", "revoked_at"), row)) for row in rows]
-
-    def revoke_key(self, key_id: str) -> bool:
-        cur = self._db.execute(
-            "UPDATE api_keys SET revoked_at=? WHERE id=? AND revoked_at IS NULL", (time.time(), key_id)
-        )
-        return cur.rowcount == 1
-
-    def business_for_key(self, secret: str) -> str | None:
-        row = self._db.execute(
-            "SELECT business FROM api_keys WHERE key_hash=? AND revoked_at IS NULL", (_key_hash(secret),)
-        ).fetchone()
-        return row[0] if row else None
-
-    def source_summaries(self, business: str) -> list[dict]:
+    def summaries(self, business: str) -> list[dict]:
         rows = self._db.execute(
             "SELECT s.site, s.root_url, s.status, "
             "(SELECT COUNT(*) FROM pages p WHERE p.source_id = s.id AND p.raw_sha256 IS NOT NULL), "
@@ -260,14 +120,185 @@ class StateStore:
             for row in rows
         ]
 
-    # runs
-    def start_run(self, business: str, source_id: int | None) -> int:
+
+class PageRecords(_Records):
+    """Pages read, their validators, missed runs and translations."""
+
+    def of(self, source_id: int) -> dict[str, StoredPage]:
+        rows = self._db.execute(
+            "SELECT url, status, etag, last_modified, raw_sha256 FROM pages WHERE source_id=?", (source_id,)
+        )
+        return {row[0]: StoredPage(*row) for row in rows}
+
+    def save(
+        self,
+        source_id: int,
+        url: str,
+        status: int,
+        etag: str | None,
+        last_modified: str | None,
+        raw_sha256: str | None,
+        title: str | None,
+    ) -> None:
+        self._db.execute(
+            "INSERT INTO pages (source_id, url, status, etag, last_modified, raw_sha256, title, fetched_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, url) DO UPDATE SET status=excluded.status, "
+            "etag=excluded.etag, last_modified=excluded.last_modified, raw_sha256=excluded.raw_sha256, "
+            "title=excluded.title, fetched_at=excluded.fetched_at",
+            (source_id, url, status, etag, last_modified, raw_sha256, title, time.time()),
+        )
+
+    def delete(self, source_id: int, url: str) -> None:
+        self._db.execute("DELETE FROM pages WHERE source_id=? AND url=?", (source_id, url))
+        self._db.execute("DELETE FROM alternates WHERE source_id=? AND url=?", (source_id, url))
+
+    def count_missing(self, source_id: int, linked: set[str]) -> dict[str, int]:
+        """Add one missed run to every stored page nobody links to any more; reset the rest.
+        Returns url -> consecutive missed runs for the stored pages."""
+        counts: dict[str, int] = {}
+        for url, missed in self._db.execute(
+            "SELECT url, missing_runs FROM pages WHERE source_id=?", (source_id,)
+        ).fetchall():
+            counts[url] = 0 if url in linked else missed + 1
+        self._db.executemany(
+            "UPDATE pages SET missing_runs=? WHERE source_id=? AND url=?",
+            [(n, source_id, url) for url, n in counts.items()],
+        )
+        return counts
+
+    def save_alternates(self, source_id: int, url: str, alternates: list[tuple[str, str]]) -> None:
+        """Replace the translations `url` declares: (language, URL) pairs."""
+        self._db.execute("DELETE FROM alternates WHERE source_id=? AND url=?", (source_id, url))
+        self._db.executemany(
+            "INSERT OR REPLACE INTO alternates (source_id, url, lang, alternate_url) VALUES (?, ?, ?, ?)",
+            [(source_id, url, lang, alt) for lang, alt in alternates],
+        )
+
+    def alternates(self, source_id: int) -> dict[str, dict[str, str]]:
+        """url -> {language: URL of that translation}."""
+        found: dict[str, dict[str, str]] = {}
+        for url, lang, alternate in self._db.execute(
+            "SELECT url, lang, alternate_url FROM alternates WHERE source_id=?", (source_id,)
+        ):
+            found.setdefault(url, {})[lang] = alternate
+        return found
+
+
+class ChunkRecords(_Records):
+    """The chunks in the vector store (the record resyncs diff against)."""
+
+    def of(self, source_id: int) -> dict[str, StoredChunk]:
+        rows = self._db.execute("SELECT point_id, url, fingerprint FROM chunks WHERE source_id=?", (source_id,))
+        return {row[0]: StoredChunk(*row) for row in rows}
+
+    def add(self, source_id: int, records: list[ChunkRecord]) -> None:
+        self._db.executemany(
+            "INSERT OR REPLACE INTO chunks (point_id, source_id, url, fingerprint, heading, position, tokens, embedder_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (r.point_id, source_id, r.url, r.fingerprint, r.heading, r.position, r.tokens, r.embedder_id)
+                for r in records
+            ],
+        )
+
+    def delete(self, point_ids: list[str]) -> None:
+        self._db.executemany("DELETE FROM chunks WHERE point_id=?", [(p,) for p in point_ids])
+
+    def count(self, business: str) -> int:
+        return self._db.execute(
+            "SELECT COUNT(*) FROM chunks JOIN sources ON sources.id = chunks.source_id WHERE sources.business=?",
+            (business,),
+        ).fetchone()[0]
+
+    def ids(self, business: str, embedder_id: str | None = None) -> set[str]:
+        query = "SELECT point_id FROM chunks JOIN sources ON sources.id = chunks.source_id WHERE sources.business=?"
+        params: tuple = (business,)
+        if embedder_id is not None:
+            query += " AND chunks.embedder_id=?"
+            params += (embedder_id,)
+        return {r[0] for r in self._db.execute(query, params)}
+
+    def embedders(self, point_ids: list[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for start in range(0, len(point_ids), 500):
+            part = point_ids[start : start + 500]
+            rows = self._db.execute(
+                f"SELECT point_id, embedder_id FROM chunks WHERE point_id IN ({','.join('?' * len(part))})", part
+            )
+            found.update(dict(rows))
+        return found
+
+
+class PendingVectors(_Records):
+    """Vectors paid for, not yet in the store."""
+
+    def save(self, embedder_id: str, vectors: dict[str, bytes]) -> None:
+        self._db.executemany(
+            "INSERT OR REPLACE INTO pending_vectors (point_id, embedder_id, vector) VALUES (?, ?, ?)",
+            [(pid, embedder_id, blob) for pid, blob in vectors.items()],
+        )
+
+    def of(self, embedder_id: str, point_ids: list[str]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        for start in range(0, len(point_ids), 500):
+            part = point_ids[start : start + 500]
+            rows = self._db.execute(
+                f"SELECT point_id, vector FROM pending_vectors WHERE embedder_id=? "
+                f"AND point_id IN ({','.join('?' * len(part))})",
+                (embedder_id, *part),
+            )
+            found.update(dict(rows))
+        return found
+
+    def drop(self, point_ids: list[str]) -> None:
+        self._db.executemany("DELETE FROM pending_vectors WHERE point_id=?", [(p,) for p in point_ids])
+
+
+class KeyRecords(_Records):
+    """Retrieval API keys, stored as hashes."""
+
+    def create(self, business: str, label: str | None = None) -> tuple[str, str]:
+        """(key id, secret key). The secret is returned once and stored only as a hash."""
+        if not self._db.execute("SELECT 1 FROM businesses WHERE id=?", (business,)).fetchone():
+            raise LookupError(f"unknown business {business!r}; ingest its site first")
+        key_id = "key_" + secrets.token_hex(4)
+        secret = f"skb_{secrets.token_urlsafe(32)}"
+        self._db.execute(
+            "INSERT INTO api_keys (id, business, key_hash, label, created_at) VALUES (?, ?, ?, ?, ?)",
+            (key_id, business, _key_hash(secret), label, time.time()),
+        )
+        return key_id, secret
+
+    def of(self, business: str | None = None) -> list[dict]:
+        query = "SELECT id, business, label, created_at, revoked_at FROM api_keys"
+        rows = self._db.execute(
+            query + (" WHERE business=?" if business else "") + " ORDER BY created_at", (business,) if business else ()
+        )
+        return [dict(zip(("id", "business", "label", "created_at", "revoked_at"), row)) for row in rows]
+
+    def revoke(self, key_id: str) -> bool:
+        cur = self._db.execute(
+            "UPDATE api_keys SET revoked_at=? WHERE id=? AND revoked_at IS NULL", (time.time(), key_id)
+        )
+        return cur.rowcount == 1
+
+    def business_for(self, secret: str) -> str | None:
+        row = self._db.execute(
+            "SELECT business FROM api_keys WHERE key_hash=? AND revoked_at IS NULL", (_key_hash(secret),)
+        ).fetchone()
+        return row[0] if row else None
+
+
+class RunRecords(_Records):
+    """Runs and their reports."""
+
+    def start(self, business: str, source_id: int | None) -> int:
         cur = self._db.execute(
             "INSERT INTO runs (business, source_id, started_at) VALUES (?, ?, ?)", (business, source_id, self.clock())
         )
         return int(cur.lastrowid)
 
-    def finish_run(self, run_id: int, problem: str | None, report: dict) -> None:
+    def finish(self, run_id: int, problem: str | None, report: dict) -> None:
         self._db.execute(
             "UPDATE runs SET finished_at=?, problem=?, report=? WHERE id=?",
             (self.clock(), problem, json.dumps(report), run_id),
@@ -278,6 +309,26 @@ class StateStore:
             "SELECT report FROM runs WHERE business=? AND report IS NOT NULL ORDER BY id DESC LIMIT 1", (business,)
         ).fetchone()
         return json.loads(row[0]) if row else None
+
+
+class StateStore:
+    """The state database's records, by kind, on one connection (kb/db.py)."""
+
+    def __init__(self, path: Path, shared: bool = False, clock=time.time) -> None:
+        """`shared=True` lets one connection serve several threads (callers serialise).
+        `clock` stamps runs (tests inject one instead of sleeping through hours)."""
+        self.clock = clock
+        self._db = connect(path, shared=shared)
+        self.businesses = BusinessRecords(self._db)
+        self.sources = SourceRecords(self._db)
+        self.pages = PageRecords(self._db)
+        self.chunks = ChunkRecords(self._db)
+        self.pending = PendingVectors(self._db)
+        self.keys = KeyRecords(self._db)
+        self.runs = RunRecords(self._db, clock)
+
+    def close(self) -> None:
+        self._db.close()
 
 
 def _key_hash(secret: str) -> str:

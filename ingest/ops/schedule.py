@@ -59,7 +59,7 @@ def due_sources(settings: Settings, now: float) -> list[Due]:
         return []
     state = StateStore(settings.state_path)
     try:
-        rows = state.refresh_history()
+        rows = state.sources.refresh_history()
     finally:
         state.close()
     result = []

@@ -58,7 +58,7 @@ def test_searches_find_the_right_page_with_heading_paths(handbook_runs, query, e
 def test_no_chunk_is_made_of_the_sites_repeated_lines(handbook_runs):
     settings, _, _ = handbook_runs
     state = StateStore(settings.state_path)
-    embedder_id = state.embedder_of("handbook")
+    embedder_id = state.businesses.embedder_of("handbook")
     state.close()
     store = open_store(settings, embedder_id, 384)
     try:
@@ -102,8 +102,8 @@ def test_store_and_state_agree(handbook_runs):
     settings, _, second = handbook_runs
     state = StateStore(settings.state_path)
     try:
-        embedder_id = state.embedder_of("handbook")
-        in_state = state.chunk_ids("handbook")
+        embedder_id = state.businesses.embedder_of("handbook")
+        in_state = state.chunks.ids("handbook")
     finally:
         state.close()
     store = open_store(settings, embedder_id, 384)
@@ -116,7 +116,7 @@ def test_store_and_state_agree(handbook_runs):
 
 def _page_payloads(settings) -> dict[str, list[str]]:
     state = StateStore(settings.state_path)
-    embedder_id = state.embedder_of("handbook")
+    embedder_id = state.businesses.embedder_of("handbook")
     state.close()
     store = open_store(settings, embedder_id, 384)
     try:
@@ -171,7 +171,7 @@ def test_no_chunk_carries_the_sites_navigation(handbook_runs):
     menu = {m for m in menu if len(m) > 3}
     assert len(menu) > 20
     state = StateStore(settings.state_path)
-    embedder_id = state.embedder_of("handbook")
+    embedder_id = state.businesses.embedder_of("handbook")
     state.close()
     store = open_store(settings, embedder_id, 384)
     try:

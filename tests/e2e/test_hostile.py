@@ -18,7 +18,7 @@ from ingest.settings import load_settings
 def _ingested_texts(settings, business):
     state = StateStore(settings.state_path)
     try:
-        embedder_id = state.embedder_of(business)
+        embedder_id = state.businesses.embedder_of(business)
     finally:
         state.close()
     store = open_existing_store(settings, embedder_id)

@@ -98,8 +98,8 @@ def assert_consistent(settings) -> dict[str, dict]:
     """Points == distinct live chunks; no duplicate texts. Returns the payloads by id."""
     state = _state(settings)
     try:
-        embedder_id = state.embedder_of(BUSINESS)
-        in_state = state.chunk_ids(BUSINESS)
+        embedder_id = state.businesses.embedder_of(BUSINESS)
+        in_state = state.chunks.ids(BUSINESS)
     finally:
         state.close()
     store = open_existing_store(settings, embedder_id)
@@ -321,7 +321,7 @@ def test_embedding_failure_midway_keeps_paid_vectors(site, settings, monkeypatch
     monkeypatch.setattr(LocalMiniLM, "embed_documents", real)
     state = _state(settings)
     try:
-        assert state.chunk_count(BUSINESS) == 0  # nothing written yet: the knowledge base is as before
+        assert state.chunks.count(BUSINESS) == 0  # nothing written yet: the knowledge base is as before
     finally:
         state.close()
     resumed = _run(site)
@@ -336,8 +336,8 @@ def test_knowledge_base_from_an_older_lexical_analysis_is_reanalysed_without_pay
 
     assert _run(site).problem is None
     state = _state(settings)
-    embedder_id = state.embedder_of(BUSINESS)
-    state.set_lexical(BUSINESS, "bm25-plain-0", set())  # as a knowledge base indexed before stemming
+    embedder_id = state.businesses.embedder_of(BUSINESS)
+    state.businesses.set_lexical(BUSINESS, "bm25-plain-0", set())  # as a knowledge base indexed before stemming
     state.close()
     store = open_existing_store(settings, embedder_id)
     store.upsert(
@@ -356,7 +356,7 @@ def test_knowledge_base_from_an_older_lexical_analysis_is_reanalysed_without_pay
     payloads = assert_consistent(settings)
     assert {p["lang"] for p in payloads.values()} == {"en"}
     state = _state(settings)
-    assert state.lexical_of(BUSINESS) == (SCHEME, ("en",))
+    assert state.businesses.lexical_of(BUSINESS) == (SCHEME, ("en",))
     state.close()
     with Searcher(settings) as searcher:
         hits = searcher.search(BUSINESS, "practicality", 3, mode="lexical")

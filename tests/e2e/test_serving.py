@@ -150,7 +150,7 @@ def test_searches_during_a_resync_see_every_page(inprocess_server, settings, sit
     first = link.run(site_dir_server.base + "/", business="harbour")
     assert first.problem is None and first.chunks.total >= 2 * len(PAGES)
     state = StateStore(settings.state_path)
-    _, secret = state.create_key("harbour")
+    _, secret = state.keys.create("harbour")
     state.close()
 
     # Every page changes; every write now takes 50 ms after its page's delete, so a
