@@ -52,8 +52,8 @@ REMOVE_TAGS = (
 _OVERLAY = re.compile(r"cookie|consent|gdpr", re.I)
 # Per-page furniture inside the content area, recognised by class or id: sharing
 # buttons, related posts, breadcrumbs, sign-up boxes, ads, sidebars, post meta.
-# Not comments: on a forum they are the content (WCXB dev: forum F1 0.483 -> 0.463
-# when comment blocks were dropped too).
+# Not comments: on a forum they are the content (dropping them cost forum pages; the
+# figures of this and the rules below are in docs/benchmarks.md, "extraction rules").
 # Only blocks that are short or mostly links are dropped, so a page wrapped in a
 # misleadingly named container keeps its text.
 _FURNITURE = re.compile(
@@ -64,8 +64,8 @@ _FURNITURE = re.compile(
 )
 FURNITURE_MAX_CHARS = 1500
 # Blocks about other things than the page: a post's comment thread, customer reviews,
-# recommendations, "also bought" carousels. Dropped whatever their size (WCXB dev:
-# product F1 0.576 -> 0.612, article +0.002); the plural only, since class="review"
+# recommendations, "also bought" carousels. Dropped whatever their size (product pages
+# gained most); the plural only, since class="review"
 # marks review articles and class="comment" a forum's posts, which are its content.
 _ELSEWHERE = re.compile(
     r"(?:^|[-_\s])(?:comments|comment-list|commentlist|comments-area|comment-respond|"
@@ -208,9 +208,8 @@ def _wraps_content(tag: Tag) -> bool:
 
 
 def _is_overlay(tag: Tag) -> bool:
-    """A cookie or consent banner, however long its list of purposes (WCXB dev: the old
-    1,500-character limit let consent walls through; F1 +0.001, listing +0.007),
-    unless it wraps the page's heading or content."""
+    """A cookie or consent banner, however long its list of purposes (a length limit let
+    consent walls through), unless it wraps the page's heading or content."""
     return bool(_OVERLAY.search(_id_and_class(tag))) and not _wraps_content(tag)
 
 
@@ -237,7 +236,7 @@ def _is_furniture(tag: Tag, page_chars: int) -> bool:
 
 # An element that holds most of the page is a wrapper, whatever its name: an unclosed
 # <button> in a site's menu, or a <nav> or <header> the markup never ends, which the
-# parser stretches over the whole page (WCXB dev: 7 articles came out empty).
+# parser stretches over the whole page (articles came out empty without this rule).
 WRAPPER_SHARE = 0.5
 _MAY_HOLD_PAGE = frozenset({"button", "dialog", "object", "map", "video", "audio", "canvas", "picture"})
 
@@ -390,7 +389,7 @@ def _main_region(body: Tag, tags: _Tags) -> Tag | None:
         return articles[0]
     # A container named for the content ("entry-content", "post-body", id="content")
     # holding a good share of the text, when it is the only one (the outermost of nested
-    # ones): WCXB dev F1 0.831 -> 0.840, articles 0.906 -> 0.918.
+    # ones).
     named = [
         t
         for t in tags("div", "section", within=None if scope is body else scope)
@@ -402,7 +401,7 @@ def _main_region(body: Tag, tags: _Tags) -> Tag | None:
     return scope if scope is not body else None
 
 
-CONTENT_SHARE = 0.3  # *ours*: 0.3 / 0.4 / 0.6 measured, within 0.004 of each other
+CONTENT_SHARE = 0.3  # *ours*: 0.3, 0.4 and 0.6 scored alike on WCXB dev
 _CONTENT_NAME = re.compile(
     r"(?:^|\s)(?:(?:entry|post|article|story|page|main|blog|single)[-_]?(?:content|body|text)|"
     r"(?:content|article|post)[-_]?body|main[-_]?content|content)(?:$|\s)",
@@ -594,8 +593,7 @@ def _split_at_title(markdown: str) -> tuple[str, str]:
     """(what is above the page's heading, the rest). The page's one H1 opens its content:
     above it, the region shows breadcrumbs, announcement bars, promo strips and sub-menus,
     unless that part outweighs the rest (then the H1 is a logo or a sidebar's title).
-    A "# comment" line in a code block is not a heading.
-    WCXB dev: F1 0.846 -> 0.848, up on every page type. *ours*"""
+    A "# comment" line in a code block is not a heading. *ours*"""
     starts, offset = [], 0
     for line, code in in_code(markdown.split("\n")):
         if not code and line.startswith("# "):
@@ -618,9 +616,8 @@ _PRICE = re.compile(r"[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:€|EUR|USD|GBP|kr|zł|K
 def _drop_other_products(tags: _Tags) -> None:
     """On a page about one product (it declares one schema.org Product), a run of at least
     3 alike cards that each link somewhere and show a price lists other products:
-    "you may also like", "customers also viewed". WCXB dev: product F1 0.619 -> 0.626,
-    no page worse. (og:type=product is no such sign: shops put it on their category
-    pages too.)"""
+    "you may also like", "customers also viewed". (og:type=product is no such sign:
+    shops put it on their category pages too.)"""
     for tag in tags.all:
         if _gone(tag):
             continue
@@ -648,11 +645,8 @@ def _said_once(markdown: str) -> str:
     nothing and takes a search result's place. Shorter lines and blocks stay, however
     often they repeat, and so does a block under other headings: they are per-item facts
     ("$30.00", "Cap Type: Screw Cap", the same features under "Resume packages" and
-    "CV packages") that belong to each item.
-    WCXB dev: lines F1 +0.003, every type up but documentation (-0.003: API references
-    repeat a parameter's description under each endpoint); blocks and sections F1 +0.001,
-    product +0.002 (a seller's profile and feedback shown twice on marketplace pages),
-    article, service, collection, listing and forum up. *ours*"""
+    "CV packages") that belong to each item. Repeats are typical of mobile and desktop
+    copies of one block, and of a seller's profile shown twice on marketplace pages. *ours*"""
     seen_lines: set[str] = set()
     seen_sections: set[tuple] = set()
 

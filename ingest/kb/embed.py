@@ -80,8 +80,8 @@ class LocalMiniLM:
     dimensions = 384
     chunk_tokens = MINILM_CHUNK_TOKENS
     languages = ("en",)  # trained on English pairs only (model card)
-    # Measured on 256 texts of ~200 tokens, 2 cores: batch 8 took 12.4 s and 521 MB peak,
-    # batch 32 took 16.2 s and 1,462 MB (attention and padding grow with the batch).
+    # Small batches are faster and far leaner here: attention and padding grow with the
+    # batch (the measurement is in docs/benchmarks.md, "Ingest and resync").
     batch_size = 8
     _lock = threading.Lock()
     _loaded: tuple | None = None
