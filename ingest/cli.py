@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from datetime import UTC, datetime
 
 from ingest.index.tokens import TokenizerUnavailable
@@ -266,9 +267,11 @@ def _status_of(state: StateStore, settings, ids: list[str]) -> list[dict]:
             last = state.runs.last_report(business)
             sources = []
             for source in state.sources.of(business):
-                due = schedule.get((business, source["site"]))
+                due = schedule.get((business, source.site))
                 next_refresh = "now" if due and due.due else _when(due.next_at) if due else None
-                sources.append({**source, "next_refresh": next_refresh, "refresh_note": due.reason if due else None})
+                sources.append(
+                    {**asdict(source), "next_refresh": next_refresh, "refresh_note": due.reason if due else None}
+                )
             businesses.append(
                 {
                     "business": business,
@@ -516,11 +519,11 @@ def _keys(args, settings) -> int:
             )
         elif args.keys_command == "list":
             for key in state.keys.of(args.business):
-                revoked = " (revoked)" if key["revoked_at"] else ""
-                label = f"  {key['label']}" if key["label"] else ""
-                print(f"{key['id']}  {key['business']}{label}{revoked}")
+                revoked = " (revoked)" if key.revoked_at else ""
+                label = f"  {key.label}" if key.label else ""
+                print(f"{key.id}  {key.business}{label}{revoked}")
         else:
-            owned = {k["id"] for k in state.keys.of(args.business)}
+            owned = {k.id for k in state.keys.of(args.business)}
             if args.key_id not in owned or not state.keys.revoke(args.key_id):
                 print(f"ingest: no active key {args.key_id!r} for business {args.business!r}", file=sys.stderr)
                 return EXIT_PROBLEM

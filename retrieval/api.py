@@ -16,6 +16,7 @@ import hmac
 import threading
 from collections.abc import Callable
 from contextlib import asynccontextmanager
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
@@ -217,7 +218,7 @@ def sources(business: str = Depends(business_of), svc: Services = Depends(servic
     def when(at: float | None) -> datetime | None:
         return datetime.fromtimestamp(at, UTC) if at else None
 
-    rows = svc.state(lambda state: state.sources.summaries(business))
+    rows = [asdict(row) for row in svc.state(lambda state: state.sources.summaries(business))]
     return Sources(
         business=business,
         sources=[Source(**{**row, "last_refreshed_at": when(row["last_refreshed_at"])}) for row in rows],

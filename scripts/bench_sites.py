@@ -107,7 +107,7 @@ def measure(name: str, folder: Path, start: str, scope: str, rewrite: tuple[str,
         real, empty = real_pages(folder / scope if scope else folder, site.base + "/" + (scope + "/" if scope else ""))
     state = StateStore(settings.state_path)
     try:
-        chunk_urls = {c.url for source in state.sources.of(name) for c in state.chunks.of(source["id"]).values()}
+        chunk_urls = {c.url for source in state.sources.of(name) for c in state.chunks.of(source.id).values()}
     finally:
         state.close()
     with_chunks = {page_key(url) for url in chunk_urls if "#" not in url}

@@ -26,6 +26,44 @@ class StoredPage:
 
 
 @dataclass(frozen=True)
+class SourceRow:
+    id: int
+    site: str
+    root_url: str | None
+    status: str
+    last_run_id: int | None
+
+
+@dataclass(frozen=True)
+class SourceSummary:
+    site: str
+    root_url: str | None
+    status: str
+    pages: int  # pages read with content on file
+    chunks: int
+    last_refreshed_at: float | None  # end of the last run without a site problem
+
+
+@dataclass(frozen=True)
+class RefreshHistory:
+    business: str
+    site: str
+    root_url: str | None
+    status: str
+    last_success_at: float | None
+    last_attempt_at: float | None
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    id: str
+    business: str
+    label: str | None
+    created_at: float
+    revoked_at: float | None
+
+
+@dataclass(frozen=True)
 class ChunkRecord:
     """A chunk written to the vector store, as the state records it."""
 
@@ -89,13 +127,13 @@ class SourceRecords(_Records):
         assignments = ", ".join(f"{k}=?" for k in fields)
         self._db.execute(f"UPDATE sources SET {assignments} WHERE id=?", (*fields.values(), source_id))
 
-    def of(self, business: str) -> list[dict]:
+    def of(self, business: str) -> list[SourceRow]:
         rows = self._db.execute(
             "SELECT id, site, root_url, status, last_run_id FROM sources WHERE business=? ORDER BY site", (business,)
         )
-        return [dict(zip(("id", "site", "root_url", "status", "last_run_id"), row)) for row in rows]
+        return [SourceRow(*row) for row in rows]
 
-    def summaries(self, business: str) -> list[dict]:
+    def summaries(self, business: str) -> list[SourceSummary]:
         rows = self._db.execute(
             "SELECT s.site, s.root_url, s.status, "
             "(SELECT COUNT(*) FROM pages p WHERE p.source_id = s.id AND p.raw_sha256 IS NOT NULL), "
@@ -104,9 +142,9 @@ class SourceRecords(_Records):
             "FROM sources s WHERE s.business=? ORDER BY s.site",
             (business,),
         )
-        return [dict(zip(("site", "root_url", "status", "pages", "chunks", "last_refreshed_at"), row)) for row in rows]
+        return [SourceSummary(*row) for row in rows]
 
-    def refresh_history(self) -> list[dict]:
+    def refresh_history(self) -> list[RefreshHistory]:
         """Per source: status, root URL, last successful run's end and last attempt's start."""
         rows = self._db.execute(
             "SELECT s.business, s.site, s.root_url, s.status, "
@@ -115,10 +153,7 @@ class SourceRecords(_Records):
             "(SELECT MAX(started_at) FROM runs r WHERE r.source_id = s.id) "
             "FROM sources s ORDER BY s.business, s.site"
         )
-        return [
-            dict(zip(("business", "site", "root_url", "status", "last_success_at", "last_attempt_at"), row))
-            for row in rows
-        ]
+        return [RefreshHistory(*row) for row in rows]
 
 
 class PageRecords(_Records):
@@ -269,12 +304,12 @@ class KeyRecords(_Records):
         )
         return key_id, secret
 
-    def of(self, business: str | None = None) -> list[dict]:
+    def of(self, business: str | None = None) -> list[KeyRow]:
         query = "SELECT id, business, label, created_at, revoked_at FROM api_keys"
         rows = self._db.execute(
             query + (" WHERE business=?" if business else "") + " ORDER BY created_at", (business,) if business else ()
         )
-        return [dict(zip(("id", "business", "label", "created_at", "revoked_at"), row)) for row in rows]
+        return [KeyRow(*row) for row in rows]
 
     def revoke(self, key_id: str) -> bool:
         cur = self._db.execute(

@@ -65,14 +65,14 @@ def due_sources(settings: Settings, now: float) -> list[Due]:
     result = []
     for row in rows:
         due, reason, next_at = is_due(
-            row["status"],
-            row["last_success_at"],
-            row["last_attempt_at"],
+            row.status,
+            row.last_success_at,
+            row.last_attempt_at,
             now,
             settings.resync_interval_days * DAY,
             settings.failed_retry_hours * 3600,
         )
-        result.append(Due(row["business"], row["site"], row["root_url"], due, reason, next_at))
+        result.append(Due(row.business, row.site, row.root_url, due, reason, next_at))
     return result
 
 

@@ -102,7 +102,7 @@ def _run(site, clock, **overrides):
 def _status(settings):
     state = StateStore(settings.state_path)
     try:
-        return state.sources.of("shop")[0]["status"]
+        return state.sources.of("shop")[0].status
     finally:
         state.close()
 

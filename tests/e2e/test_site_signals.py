@@ -42,7 +42,7 @@ class Crawl:
             return Counter(
                 unquote(urlsplit(c.url).path)
                 for s in state.sources.of(business)
-                for c in state.chunks.of(s["id"]).values()
+                for c in state.chunks.of(s.id).values()
                 if "#" not in c.url
             )
         finally:
@@ -132,7 +132,7 @@ def test_canonical_and_hreflang_without_the_slash_cause_no_redirects_and_transla
     assert (again.chunks.added, again.chunks.deleted) == (0, 0)
     state = StateStore(c.settings.state_path)
     try:
-        alternates = state.pages.alternates(state.sources.of("quirk")[0]["id"])
+        alternates = state.pages.alternates(state.sources.of("quirk")[0].id)
     finally:
         state.close()
     base = c.site.base
@@ -177,7 +177,7 @@ def test_translations_reached_only_through_hreflang_are_kept_and_linked(crawl):
     assert {"/de/", "/de/oeffnungszeiten/", "/de/preise/", "/de/notdienst/"} <= set(pages)
     state = StateStore(c.settings.state_path)
     try:
-        alternates = state.pages.alternates(state.sources.of("quirk")[0]["id"])
+        alternates = state.pages.alternates(state.sources.of("quirk")[0].id)
     finally:
         state.close()
     assert alternates[f"{c.site.base}/prices/"] == {"de": f"{c.site.base}/de/preise/"}
@@ -229,7 +229,7 @@ def _chunk_paths(settings, business: str) -> Counter:
         return Counter(
             urlsplit(c.url).path
             for s in state.sources.of(business)
-            for c in state.chunks.of(s["id"]).values()
+            for c in state.chunks.of(s.id).values()
             if "#" not in c.url
         )
     finally:
