@@ -13,6 +13,7 @@
                                cli: the `ingest` command; server: the API with its job runner
 
 Imports point down this table and never up: settings, problems and models are the
-floor every stage stands on; crawl < extract < index < kb < ops < retrieval <
-crawler, selection, indexer < pipeline, brief < server, cli (`tests/test_layers.py` holds the code to it).
+floor every stage stands on; then crawl < extract < index < kb < ops < retrieval <
+crawler, selection, indexer < pipeline, brief < server, cli. `tests/test_layers.py`
+holds the code to it.
 """
