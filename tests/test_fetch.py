@@ -35,6 +35,16 @@ from ingest.settings import load_settings
         ("fc00::1", False),
         ("::ffff:127.0.0.1", False),
         ("::ffff:10.0.0.1", False),
+        # IPv6 spellings that wrap a private IPv4 address reach that address
+        ("64:ff9b::a9fe:a9fe", False),  # NAT64 of the cloud metadata address
+        ("64:ff9b::808:808", True),  # NAT64 of a public one
+        ("2002:a9fe:a9fe::", False),  # 6to4
+        ("2002:808:808::", True),
+        ("::169.254.169.254", False),  # IPv4-compatible
+        ("::a00:1", False),
+        ("fec0::1", False),  # site-local
+        ("192.0.0.8", False),  # IETF protocol assignments
+        ("192.0.0.170", False),
     ],
 )
 def test_public_address_classification(ip, public):

@@ -74,11 +74,32 @@ def is_challenge_page(body: bytes) -> bool:
     return any(marker in head for marker in _CHALLENGE_MARKERS)
 
 
+# IPv4 ranges Python's is_global lets through that no business site lives on: carrier-grade
+# NAT, and the IETF protocol assignments (192.0.0.8, the dummy address, among them).
+_NOT_PUBLIC_V4 = (ipaddress.ip_network("100.64.0.0/10"), ipaddress.ip_network("192.0.0.0/24"))
+# NAT64 (RFC 6052): an IPv4 address in the last 32 bits, reached through a translator.
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
+def _embedded_ipv4(addr: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address wraps (mapped, 6to4, NAT64, IPv4-compatible), if any:
+    a connection to it reaches that IPv4 host, so that host is what is judged."""
+    if addr.ipv4_mapped is not None:
+        return addr.ipv4_mapped
+    if addr.sixtofour is not None:
+        return addr.sixtofour
+    if any(addr in network for network in _NAT64) or int(addr) >> 32 == 0:
+        return ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF)
+    return None
+
+
 def is_public_address(ip: str) -> bool:
     addr = ipaddress.ip_address(ip)
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        addr = addr.ipv4_mapped
-    if addr.version == 4 and addr in ipaddress.ip_network("100.64.0.0/10"):  # CGNAT
+    if isinstance(addr, ipaddress.IPv6Address):
+        if addr.is_site_local:
+            return False
+        addr = _embedded_ipv4(addr) or addr
+    if addr.version == 4 and any(addr in network for network in _NOT_PUBLIC_V4):
         return False
     return addr.is_global and not addr.is_multicast
 
