@@ -14,6 +14,8 @@ from ingest.settings import load_exclusions
         ("https://example.com/p?utm_source=x&fbclid=y&id=3", "https://example.com/p?id=3"),
         ("https://example.com/Path/Case", "https://example.com/Path/Case"),
         ("https://example.com:8443/x", "https://example.com:8443/x"),
+        ("http://[::1]:8080/x", "http://[::1]:8080/x"),  # the port once, not twice
+        ("http://[2001:DB8::1]:80/x", "http://[2001:db8::1]/x"),
     ],
 )
 def test_normalize(raw, expected):

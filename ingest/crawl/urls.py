@@ -86,7 +86,8 @@ def normalize_url(url: str, base: str | None = None, tracking_params: frozenset[
         return None
     scheme = parts.scheme.lower()
     netloc_host = parts.netloc.rsplit("@", 1)[-1]
-    netloc_host = netloc_host if netloc_host.startswith("[") else netloc_host.split(":")[0]
+    # "[::1]:8080" -> "[::1]", "example.com:8080" -> "example.com": the port is added back below.
+    netloc_host = netloc_host[: netloc_host.find("]") + 1] if netloc_host.startswith("[") else netloc_host.split(":")[0]
     host = _normalize_host(netloc_host) if netloc_host else None
     if scheme not in DEFAULT_PORTS or not host:
         return None
