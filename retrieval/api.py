@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, status
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
@@ -256,6 +257,13 @@ def admin_search(body: AdminSearchRequest, svc: Services = Depends(services)) ->
     return [h.to_dict() for h in svc.search(body.business, body.query, body.k, body.mode)]
 
 
+async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """422 naming each field and what is wrong with it, never echoing the input back (it
+    may be megabytes long, or not even text)."""
+    detail = [{"loc": list(error["loc"]), "msg": error["msg"], "type": error["type"]} for error in exc.errors()]
+    return JSONResponse({"detail": detail}, status_code=422)
+
+
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": "internal error"}, status_code=500)  # never a stack trace to a caller
 
@@ -288,5 +296,6 @@ def create_app(
     )
     app.include_router(public)
     app.include_router(admin)
+    app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(Exception, _internal_error)
     return app

@@ -129,6 +129,20 @@ def test_validation_errors_are_422_and_name_the_field(kb, body, field):
     assert any(field in err["loc"] for err in response.json()["detail"])
 
 
+def test_a_lone_surrogate_is_422_not_500(kb):
+    client, keys, *_ = kb
+    body = b'{"query": "\\ud800 rooms"}'  # valid JSON, no valid text
+    headers = {**_auth(keys["harbour"]), "Content-Type": "application/json"}
+    response = client.post("/v1/search", content=body, headers=headers)
+    assert response.status_code == 422 and response.json()["detail"][0]["loc"] == ["body", "query"]
+
+
+def test_a_422_does_not_echo_the_input(kb):
+    client, keys, *_ = kb
+    response = client.post("/v1/search", json={"query": "x" * 5000}, headers=_auth(keys["harbour"]))
+    assert response.status_code == 422 and len(response.content) < 500
+
+
 def test_not_json_is_422(kb):
     client, keys, *_ = kb
     response = client.post(
