@@ -166,6 +166,9 @@ def _run(args, settings) -> int:
     if report.problem:
         print(f"ingest: {report.problem}: {report.message}", file=sys.stderr)
         return EXIT_PROBLEM
+    if report.error_kind == "BusinessBusy":  # not a failure: this run did not start
+        print(f"ingest: {report.error}; run again when it has finished (`ingest status`)", file=sys.stderr)
+        return EXIT_PROBLEM
     if report.error:
         print(
             f"ingest: the run stopped: {report.error}. Vectors already paid for are kept and "

@@ -33,7 +33,7 @@ from ingest.ops.alerts import Alerter
 from ingest.ops.guard import BreakerOpen, BudgetExceeded, SpendGuard
 from ingest.problems import SiteProblem
 from ingest.selection import select_pages
-from ingest.settings import Settings, load_exclusions
+from ingest.settings import Settings, load_exclusions, private_dir
 
 # R-2.7: a site with less readable text than this is a client-rendered shell.
 MIN_SITE_TEXT_CHARS = 300
@@ -163,8 +163,8 @@ def _links_of(page: Page) -> tuple[str, ...]:
 @contextmanager
 def _business_lock(settings: Settings, business: str) -> Iterator[None]:
     """One worker per business (R-10.3). An OS file lock: a crashed holder releases it."""
-    locks = settings.data_dir / "locks"
-    locks.mkdir(parents=True, exist_ok=True)
+    locks = private_dir(settings.data_dir) / "locks"
+    locks.mkdir(exist_ok=True)
     name = hashlib.sha1(business.encode()).hexdigest()[:16]
     with open(locks / f"{name}.lock", "a+") as handle:
         try:

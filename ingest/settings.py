@@ -31,6 +31,15 @@ class SettingsError(ValueError):
     """A setting has a value we cannot use; the message names it."""
 
 
+def private_dir(path: Path) -> Path:
+    """`path`, created readable by its owner only (0700) if it does not exist: the data
+    folder holds API key hashes, the spend ledger and the sites' raw pages."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, exist_ok=True)
+    return path
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SITEKB_", env_file=".env", extra="ignore", populate_by_name=True)
 

@@ -1,6 +1,9 @@
 """The command-line contract other checks rely on (issue #2)."""
 
+import fcntl
+import hashlib
 import json
+import stat
 
 import pytest
 
@@ -130,3 +133,18 @@ def test_a_reader_that_goes_away_is_not_an_error(tmp_path):
     proc.stdout.close()  # like `| head` exiting early
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0 and "Traceback" not in err and "internal error" not in err
+
+
+def test_the_data_folder_and_the_state_are_private(demo_site, settings, capsys):
+    assert main(["run", demo_site.base + "/", "--business", "demo", "--json"]) == 0
+    assert stat.S_IMODE(settings.data_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE(settings.state_path.stat().st_mode) == 0o600
+
+
+def test_a_business_already_being_ingested_is_exit_2_with_a_sentence(demo_site, settings, capsys):
+    locks = settings.data_dir / "locks"
+    locks.mkdir(parents=True)
+    with open(locks / f"{hashlib.sha1(b'demo').hexdigest()[:16]}.lock", "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another job holds the business
+        assert main(["run", demo_site.base + "/", "--business", "demo"]) == 2
+    assert "another job for business 'demo' is running" in capsys.readouterr().err

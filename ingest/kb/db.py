@@ -11,9 +11,12 @@ whose version is older.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+
+from ingest.settings import private_dir
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS businesses (
@@ -142,8 +145,11 @@ def connect(path: Path, *, shared: bool = False) -> sqlite3.Connection:
     """A connection to the state database at `path`, created and migrated as needed.
     Autocommit; WAL, so readers never wait for a writer; foreign keys on. `shared=True`
     lets one connection serve several threads (the callers serialise)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
+    new = not path.exists()
     db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not shared)
+    if new:
+        os.chmod(path, 0o600)  # SQLite gives its -wal and -shm files the same mode
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA foreign_keys=ON")
     migrate(db)
