@@ -98,6 +98,7 @@ def index(
     vectors = _embed(embedder, to_add, records, guard, job, paid, progress)
     _delete_other_embedders(stale, embedder.id, records, open_old)
     _write(store, records, embedder.id, stale, stored, to_add, vectors, result)
+    records.state.pending.drop_recorded()
     records.state.businesses.set_embedder(records.business, embedder.id)
     payloads = store.payloads(records.business)  # one read of the business's points serves both checks
     _reanalyse(store, records, payloads, {d.url: d.lang for d in documents}, {k.point_id for k in to_add}, result)

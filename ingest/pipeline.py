@@ -197,7 +197,7 @@ async def _run(
         source_id = state.sources.ensure(business, report.site)
         try:
             state.sources.update(source_id, root_url=scope.home)
-            run_id = state.runs.start(business, source_id)
+            run_id = state.runs.start(business, source_id, report.site)
             guard.check(business)  # at job start
             job = f"run-{run_id}"
             crawl = await _crawl(

@@ -3,7 +3,7 @@
 import sqlite3
 
 from ingest.kb.db import MIGRATIONS, connect
-from ingest.kb.state import StateStore
+from ingest.kb.state import ChunkRecord, StateStore
 from ingest.ops.alerts import Alerter
 from ingest.ops.guard import SpendGuard
 
@@ -64,3 +64,28 @@ def test_the_stores_share_one_file_and_one_schema(settings):
     db = connect(settings.state_path)
     assert db.execute("SELECT event FROM alerts").fetchall() == [("pause:acme",)]
     assert db.execute("SELECT business, usd FROM spend").fetchall() == [("acme", 0.02)]
+
+
+def test_a_run_left_open_by_a_kill_is_closed_as_interrupted_by_the_next(tmp_path):
+    state = StateStore(tmp_path / "state.sqlite3", clock=lambda: 1000.0)
+    try:
+        source = state.sources.ensure("acme", "acme.com")
+        killed = state.runs.start("acme", source, "acme.com")  # never finished: the process died
+        state.runs.start("acme", source, "acme.com")
+        row = state._db.execute("SELECT finished_at, report FROM runs WHERE id=?", (killed,)).fetchone()
+        assert row[0] == 1000.0 and '"error_kind":"Interrupted"' in row[1]
+        assert state.runs.last_report("acme")["error_kind"] == "Interrupted"  # the newer run is still open
+    finally:
+        state.close()
+
+
+def test_vectors_of_recorded_chunks_are_forgotten(tmp_path):
+    state = StateStore(tmp_path / "state.sqlite3")
+    try:
+        source = state.sources.ensure("acme", "acme.com")
+        state.pending.save("e", {"p1": b"\0" * 4, "p2": b"\1" * 4})
+        state.chunks.add(source, [ChunkRecord("p1", "https://acme.com/", "f", "Home", 0, 10, "e")])  # then a kill
+        assert state.pending.drop_recorded() == 1
+        assert state.pending.of("e", ["p1", "p2"]) == {"p2": b"\1" * 4}  # paid, not yet written: kept
+    finally:
+        state.close()

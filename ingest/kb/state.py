@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ingest.kb.db import connect
+from ingest.models import RunReport
 
 
 @dataclass(frozen=True)
@@ -267,6 +268,11 @@ class ChunkRecords(_Records):
 class PendingVectors(_Records):
     """Vectors paid for, not yet in the store."""
 
+    def drop_recorded(self) -> int:
+        """Forget vectors whose chunks are recorded as written (a run killed between writing
+        and forgetting left them). Returns how many."""
+        return self._db.execute("DELETE FROM pending_vectors WHERE point_id IN (SELECT point_id FROM chunks)").rowcount
+
     def save(self, embedder_id: str, vectors: dict[str, bytes]) -> None:
         self._db.executemany(
             "INSERT OR REPLACE INTO pending_vectors (point_id, embedder_id, vector) VALUES (?, ?, ?)",
@@ -327,7 +333,16 @@ class KeyRecords(_Records):
 class RunRecords(_Records):
     """Runs and their reports."""
 
-    def start(self, business: str, source_id: int | None) -> int:
+    def start(self, business: str, source_id: int | None, site: str = "") -> int:
+        """A new run of `business`. Runs of it still open were killed (one job per business
+        runs at a time, under its lock): they are closed as interrupted, with a report."""
+        interrupted = RunReport(
+            business=business, site=site, error="the run was interrupted (killed or crashed)", error_kind="Interrupted"
+        )
+        self._db.execute(
+            "UPDATE runs SET finished_at=started_at, report=? WHERE business=? AND finished_at IS NULL",
+            (interrupted.model_dump_json(), business),
+        )
         cur = self._db.execute(
             "INSERT INTO runs (business, source_id, started_at) VALUES (?, ?, ?)", (business, source_id, self.clock())
         )

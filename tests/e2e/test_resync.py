@@ -362,3 +362,19 @@ def test_knowledge_base_from_an_older_lexical_analysis_is_reanalysed_without_pay
         hits = searcher.search(BUSINESS, "practicality", 3, mode="lexical")
     assert hits and all("practicalities" in h.text for h in hits)
     assert not any("re-indexed" in w for w in _run(site).warnings)  # once
+
+
+def test_a_vector_left_pending_by_a_kill_is_forgotten_by_the_next_run(site, settings):
+    _run(site)
+    state = _state(settings)
+    try:
+        point_id = next(iter(state.chunks.of(state.sources.of(BUSINESS)[0].id)))
+        state.pending.save("left-by-a-kill", {point_id: b"\0" * 16})  # written, then killed before forgetting
+    finally:
+        state.close()
+    assert _run(site).embedding.calls == 0
+    state = _state(settings)
+    try:
+        assert state.pending.of("left-by-a-kill", [point_id]) == {}
+    finally:
+        state.close()
