@@ -89,6 +89,7 @@ def index(
         for doc in documents
         for k in key_chunks(chunk_document(doc, embedder.chunk_tokens), records.business, embedder.id)
     ]
+    _forget_lost(store, records, embedder.id, result)
     stored = records.chunk_urls()
     processed, gone = {d.url for d in documents}, set(gone)
     new_by_id = {k.point_id: k for k in keyed}
@@ -104,6 +105,19 @@ def index(
     _reanalyse(store, records, payloads, {d.url: d.lang for d in documents}, {k.point_id for k in to_add}, result)
     _verify(store, records, embedder.id, set(payloads), result)
     return result
+
+
+def _forget_lost(store, records: Records, embedder_id: str, result: IndexResult) -> None:
+    """Chunks the records hold but the store lacks (a vector folder lost or restored from an
+    old backup) are forgotten before the diff, so this run writes them again: from vectors
+    still pending, or embedded anew from the pages read."""
+    lost = records.state.chunks.ids(records.business, embedder_id) - set(store.payloads(records.business))
+    if lost:
+        records.state.chunks.delete(sorted(lost))
+        result.warnings.append(
+            f"{len(lost)} chunks recorded in the state were missing from the vector store; "
+            "they are written again by this run"
+        )
 
 
 def _embed(

@@ -5,6 +5,7 @@ points of the business carry the same text."""
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -378,3 +379,14 @@ def test_a_vector_left_pending_by_a_kill_is_forgotten_by_the_next_run(site, sett
         assert state.pending.of("left-by-a-kill", [point_id]) == {}
     finally:
         state.close()
+
+
+def test_a_lost_vector_folder_is_rebuilt_by_the_next_run(site, settings):
+    first = _run(site)
+    shutil.rmtree(load_settings().vectors_dir)  # a disk replaced, a folder deleted by hand
+    healed = _run(site)
+    assert healed.error is None and healed.chunks.total == first.chunks.total
+    assert healed.chunks.added == first.chunks.total and healed.embedding.calls > 0
+    assert any("written again by this run" in w for w in healed.warnings)
+    assert len(assert_consistent(settings)) == first.chunks.total
+    assert _run(site).chunks.added == 0  # and then it is an ordinary resync
