@@ -422,7 +422,7 @@ def _scheduler(args) -> int:
 def _brief(args, settings) -> int:
     from urllib.parse import urlsplit
 
-    from ingest.brief import build_brief, write_brief
+    from ingest.brief import BriefReport, build_brief, write_brief
     from ingest.crawl.intake import homepage_candidates
     from ingest.crawl.urls import site_host
     from ingest.ops.guard import BudgetExceeded, SpendGuard, UsageExhausted
@@ -431,6 +431,8 @@ def _brief(args, settings) -> int:
     try:
         business = args.business or site_host(urlsplit(homepage_candidates(args.site)[0]).hostname or args.site)
     except SiteProblem as problem:
+        if args.json:  # the JSON says what stderr says, whatever stage found the problem
+            print(BriefReport(site=args.site, problem=problem.kind, message=problem.message).model_dump_json(indent=2))
         print(f"ingest: {problem.kind}: {problem.message}", file=sys.stderr)
         return EXIT_PROBLEM
     if args.write and settings.openai_api_key is None:

@@ -166,3 +166,9 @@ def test_brief_follows_a_stub_homepage_and_reads_key_pages_in_its_language(site_
         ("pricing", "/en/pricing/"),
         ("contact", "/en/contact/"),
     ]
+
+
+def test_a_brief_of_no_site_says_invalid_in_its_json_too(settings, capsys):
+    assert main(["brief", "not a domain!", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out)["problem"] == "invalid" and "ingest: invalid:" in err
