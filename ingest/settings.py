@@ -99,6 +99,8 @@ class Settings(BaseSettings):
 
     qdrant_url: str = ""
     qdrant_api_key: SecretStr | None = None
+    # The retrieval API refuses request bodies larger than this (413), before reading them.
+    api_max_body_bytes: int = Field(65_536, ge=1024)
 
     @classmethod
     def settings_customise_sources(

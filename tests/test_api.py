@@ -143,6 +143,30 @@ def test_a_422_does_not_echo_the_input(kb):
     assert response.status_code == 422 and len(response.content) < 500
 
 
+def test_a_body_over_the_limit_is_413_before_the_key_is_checked(kb):
+    client, keys, *_ = kb
+    big = b'{"query": "' + b"x" * 100_000 + b'"}'
+    response = client.post("/v1/search", content=big, headers={"Content-Type": "application/json"})
+    assert response.status_code == 413 and len(response.content) < 200
+    ok = client.post("/v1/search", json={"query": "rooms"}, headers=_auth(keys["harbour"]))
+    assert ok.status_code == 200  # ordinary requests pass
+
+
+def test_a_chunked_body_is_cut_off_at_the_limit(kb):
+    client, keys, *_ = kb
+
+    def body():
+        yield b'{"query": "'
+        for _ in range(50):
+            yield b"x" * 10_000
+        yield b'"}'
+
+    response = client.post(
+        "/v1/search", content=body(), headers={**_auth(keys["harbour"]), "Content-Type": "application/json"}
+    )
+    assert response.status_code == 413
+
+
 def test_not_json_is_422(kb):
     client, keys, *_ = kb
     response = client.post(
