@@ -318,7 +318,6 @@ def _print_status(businesses: list[dict], settings) -> None:
 
 
 def _extract(args, settings) -> int:
-    import gzip
     from pathlib import Path
 
     from ingest.extract.html import markdown_to_text, parse_html
@@ -341,13 +340,16 @@ def _extract(args, settings) -> int:
             return EXIT_PROBLEM
         body, url = page.body, page.final_url
     else:
+        from ingest.crawl.fetch import NotAPage, read_html_file
+
         path = Path(args.source)
         try:
-            body = path.read_bytes()
-            if path.suffix == ".gz":
-                body = gzip.decompress(body)
-        except (OSError, EOFError) as exc:
-            print(f"ingest: cannot read {path}: {exc}", file=sys.stderr)
+            body = read_html_file(path, settings.max_body_bytes)
+        except OSError as exc:
+            print(f"ingest: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_PROBLEM
+        except NotAPage as exc:
+            print(f"ingest: {exc}", file=sys.stderr)
             return EXIT_PROBLEM
         url = args.url or path.resolve().as_uri()
     doc = parse_html(body, url)

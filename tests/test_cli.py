@@ -1,6 +1,7 @@
 """The command-line contract other checks rely on (issue #2)."""
 
 import fcntl
+import gzip
 import hashlib
 import json
 import stat
@@ -148,3 +149,14 @@ def test_a_business_already_being_ingested_is_exit_2_with_a_sentence(demo_site, 
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another job holds the business
         assert main(["run", demo_site.base + "/", "--business", "demo"]) == 2
     assert "another job for business 'demo' is running" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["/dev/zero", "bomb.html.gz", "binary.html", "empty.html"])
+def test_extract_reads_a_file_under_the_fetcher_s_limits(name, tmp_path, settings, capsys):
+    (tmp_path / "bomb.html.gz").write_bytes(gzip.compress(b"<p>" + b"a" * 50_000_000, 9))  # 50 MB from ~50 KB
+    (tmp_path / "binary.html").write_bytes(bytes(range(256)) * 100)
+    (tmp_path / "empty.html").write_bytes(b"")
+    path = name if name.startswith("/") else str(tmp_path / name)
+    assert main(["extract", path]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("ingest: ")

@@ -14,8 +14,10 @@ import email.utils
 import ipaddress
 import socket
 import time
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import httpcore
 import httpx
@@ -91,6 +93,30 @@ def _embedded_ipv4(addr: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
     if any(addr in network for network in _NAT64) or int(addr) >> 32 == 0:
         return ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF)
     return None
+
+
+class NotAPage(ValueError):
+    """A local file that is no HTML page we would read (empty, too large, binary)."""
+
+
+def read_html_file(path: Path, max_bytes: int) -> bytes:
+    """A saved page's HTML (`.gz` inflated), under the fetcher's limits: at most `max_bytes`
+    read or inflated, never the whole of an endless or bombed file; NotAPage otherwise."""
+    with path.open("rb") as handle:
+        raw = handle.read(max_bytes + 1)
+    if path.suffix == ".gz":
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            raw = inflater.decompress(raw, max_bytes + 1)
+        except zlib.error as exc:
+            raise NotAPage(f"{path} is not a readable gzip file ({exc})") from None
+    if len(raw) > max_bytes:
+        raise NotAPage(f"{path} is over {max_bytes:,} bytes (SITEKB_MAX_BODY_BYTES)")
+    if not raw.strip():
+        raise NotAPage(f"{path} is empty")
+    if b"\0" in raw[:8192] or b"<" not in raw[:65536]:
+        raise NotAPage(f"{path} is not an HTML page")
+    return raw
 
 
 def is_public_address(ip: str) -> bool:
