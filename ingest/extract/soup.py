@@ -12,8 +12,8 @@ attribute (`<input checked>`) holds its name where bs4 holds ""; a second doctyp
 `<?xml ...?>` inside the body is dropped or kept as a comment, and a blank next to it
 may move; blanks between top-level elements (after `</html>`) are not kept; an
 attribute named like `{category.id}` (a template's placeholder) keeps that name.
-A page nested deeper than MAX_DEPTH levels goes through bs4's own builder and is then
-flattened to MAX_DEPTH levels, so that nothing downstream recurses out of Python's stack.
+A page nested deeper than MAX_DEPTH levels is parsed again into a tree flattened to
+MAX_DEPTH levels (_Flattening), so that nothing downstream recurses out of Python's stack.
 tests/test_soup.py compares the two trees node by node.
 """
 
@@ -71,10 +71,11 @@ def parse(html: str) -> BeautifulSoup:
     except (etree.LxmlError, ValueError):  # nothing to build a tree of (an empty page)
         root = None
     if root is not None:
+        has_doctype = bool(_DOCTYPE.search(html, 0, 4096))
         try:
-            return _Builder(_empty_soup()).build(root, has_doctype=bool(_DOCTYPE.search(html, 0, 4096)))
+            return _Builder(_empty_soup()).build(root, has_doctype=has_doctype)
         except _TooDeep:
-            return _flattened(_empty_soup(html), MAX_DEPTH)
+            return _Builder(_empty_soup()).build(_flattened(html, MAX_DEPTH), has_doctype=has_doctype)
     return _empty_soup(html)
 
 
@@ -87,20 +88,43 @@ class _TooDeep(Exception):
 MAX_DEPTH = 250
 
 
-def _flattened(soup: BeautifulSoup, limit: int) -> BeautifulSoup:
-    """The tree with every tag deeper than `limit` unwrapped: its text and its inner tags
-    join the ancestor at that depth (old forums nest a <font> per post, unclosed). A block
-    (a paragraph, a list item, a row) leaves a line break, so its words stay apart."""
-    for tag in soup.find_all(True):  # document order: a parent is unwrapped before its children
-        depth, parent = 0, tag.parent
-        while parent is not None and depth <= limit:
-            depth, parent = depth + 1, parent.parent
-        if depth > limit:
-            if tag.name in _BLOCKS:
-                tag.insert_before(NavigableString("\n"))
-                tag.insert_after(NavigableString("\n"))
-            tag.unwrap()
-    return soup
+class _Flattening:
+    """An lxml parser target that builds the page's tree with every element deeper than
+    `limit` levels (the document above <html> counted, as bs4 counts) left out, its text
+    kept in the ancestor at that depth (old forums nest a <font> per post, unclosed). A
+    block (a paragraph, a list item, a row) leaves a line break, so its words stay apart.
+    It reads the parser's events as they come, so it is linear however deep the page
+    (libxml2's own tree stops near 2,000 levels, and bs4's unwrap was quadratic)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.depth, self.builder = limit, 0, etree.TreeBuilder()
+
+    def start(self, tag, attrib) -> None:
+        self.depth += 1
+        if self.depth <= self.limit:
+            self.builder.start(tag, attrib)
+        elif tag in _BLOCKS:
+            self.builder.data("\n")
+
+    def end(self, tag) -> None:
+        if self.depth <= self.limit:
+            self.builder.end(tag)
+        elif tag in _BLOCKS:
+            self.builder.data("\n")
+        self.depth -= 1
+
+    def data(self, data) -> None:
+        self.builder.data(data)
+
+    def close(self):
+        return self.builder.close()
+
+
+def _flattened(html: str, limit: int):
+    """The page's tree, nested at most `limit` levels deep (see _Flattening)."""
+    parser = etree.HTMLParser(recover=True, huge_tree=True, target=_Flattening(limit))
+    parser.feed(html)
+    return parser.close()
 
 
 _BLOCKS = frozenset(
