@@ -167,10 +167,11 @@ def test_a_chunked_body_is_cut_off_at_the_limit(kb):
     assert response.status_code == 413
 
 
-def test_not_json_is_422(kb):
+@pytest.mark.parametrize("body", [b"rooms please", b'\xff\xfe{"query": "rooms"}'])  # not JSON; not UTF-8
+def test_not_json_is_422(kb, body):
     client, keys, *_ = kb
     response = client.post(
-        "/v1/search", content=b"rooms please", headers={**_auth(keys["harbour"]), "Content-Type": "application/json"}
+        "/v1/search", content=body, headers={**_auth(keys["harbour"]), "Content-Type": "application/json"}
     )
     assert response.status_code == 422
 
