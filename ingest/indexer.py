@@ -111,7 +111,7 @@ def _forget_lost(store, records: Records, embedder_id: str, result: IndexResult)
     """Chunks the records hold but the store lacks (a vector folder lost or restored from an
     old backup) are forgotten before the diff, so this run writes them again: from vectors
     still pending, or embedded anew from the pages read."""
-    lost = records.state.chunks.ids(records.business, embedder_id) - set(store.payloads(records.business))
+    lost = records.state.chunks.ids(records.business, embedder_id) - store.point_ids(records.business)
     if lost:
         records.state.chunks.delete(sorted(lost))
         result.warnings.append(

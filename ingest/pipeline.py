@@ -43,8 +43,6 @@ REDIRECT_STATUSES_MARK = 301
 MISSING_RUNS_TO_REMOVE = 3
 # a run that reaches fewer than this share of the last run's pages deletes nothing.
 MIN_COVERAGE = 0.5
-# Chunks per embedding call from the pipeline; each batch's vectors are saved on arrival.
-EMBED_BATCH = 64
 # Below this many stored pages a coverage ratio says little (one page of two is 50%). *ours*
 MIN_PAGES_FOR_COVERAGE = 4
 
