@@ -144,8 +144,8 @@ class PagesReport(BaseModel):
     failed: int = 0
     status_counts: dict[str, int] = Field(default_factory=dict)
 
-    def skip(self, reason: SkipReason) -> None:
-        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+    def skip(self, reason: SkipReason, count: int = 1) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + count
 
 
 class CrawlHealth(BaseModel):

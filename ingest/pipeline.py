@@ -270,7 +270,7 @@ async def _crawl(
         await _seed(frontier, fetcher, scope, robots, homepage, crawler.known, had_content, settings, report)
         log = await crawler.crawl(progress)
         for reason, n in frontier.skipped.items():
-            report.pages.skipped[reason] = report.pages.skipped.get(reason, 0) + n
+            report.pages.skip(reason, n)
         report.pages.discovered = len(frontier.seen) - frontier.skipped.get("offsite", 0)
         for key, n in fetcher.status_counts.items():
             report.pages.status_counts[key] = report.pages.status_counts.get(key, 0) + n
@@ -283,7 +283,7 @@ async def _crawl(
     _save_alternates(state, source_id, scope, log)
     chosen = select_pages(log, frontier.held_back(), frontier.excluded_paths, missing, had_content, scope, homepage_url)
     for reason, n in chosen.skipped.items():
-        report.pages.skipped[reason] = report.pages.skipped.get(reason, 0) + n
+        report.pages.skip(reason, n)
     report.misconfigured.update(chosen.misconfigured)
     report.warnings.extend(chosen.warnings)
     result = CrawlResult(

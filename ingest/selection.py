@@ -72,14 +72,7 @@ def select_pages(
             chosen.documents.append(read.doc)
         else:
             taken.setdefault("duplicate", []).append(read.url)
-    chosen.skipped.update(
-        {
-            "noindex": len(taken.get("noindex", [])),
-            "duplicate": len(taken.get("duplicate", [])),
-            "canonical_elsewhere": len(taken.get("canonical", [])),
-        }
-    )
-    chosen.skipped = +chosen.skipped  # only the rules that took pages
+    chosen.skipped = Counter({reason: len(taken[rule]) for rule, reason in _SKIP_OF_RULE.items() if taken.get(rule)})
     _judge_signals(
         chosen,
         canonicals,
@@ -89,6 +82,10 @@ def select_pages(
     )
     chosen.superseded = _superseded(chosen.documents, log, held_back, taken)
     return chosen
+
+
+# The report's skip reason for each rule selection applies.
+_SKIP_OF_RULE = {"noindex": "noindex", "duplicate": "duplicate", "canonical": "canonical_elsewhere"}
 
 
 def keepers_of(reads: list[PageRead], had_content: set[str]) -> dict[str | None, str]:
