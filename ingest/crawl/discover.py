@@ -40,12 +40,13 @@ class Sitemap:
     children: tuple[str, ...] = ()
 
 
+def gunzip(data: bytes, max_bytes: int) -> bytes:
+    """`data` inflated, at most `max_bytes` of it: a gzip bomb stops there."""
+    return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, max_bytes)
+
+
 def _decompress(body: bytes) -> bytes:
-    if body[:2] == b"\x1f\x8b":
-        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        data = decompressor.decompress(body, MAX_SITEMAP_BYTES)
-        return data
-    return body
+    return gunzip(body, MAX_SITEMAP_BYTES) if body[:2] == b"\x1f\x8b" else body
 
 
 def parse_sitemap(body: bytes) -> Sitemap:

@@ -23,6 +23,7 @@ import httpcore
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
 
+from ingest.crawl.discover import gunzip
 from ingest.models import Page
 from ingest.settings import Settings
 
@@ -105,9 +106,8 @@ def read_html_file(path: Path, max_bytes: int) -> bytes:
     with path.open("rb") as handle:
         raw = handle.read(max_bytes + 1)
     if path.suffix == ".gz":
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
         try:
-            raw = inflater.decompress(raw, max_bytes + 1)
+            raw = gunzip(raw, max_bytes + 1)
         except zlib.error as exc:
             raise NotAPage(f"{path} is not a readable gzip file ({exc})") from None
     if len(raw) > max_bytes:
