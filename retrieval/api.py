@@ -257,34 +257,6 @@ def admin_search(body: AdminSearchRequest, svc: Services = Depends(services)) ->
     return [h.to_dict() for h in svc.search(body.business, body.query, body.k, body.mode)]
 
 
-class BodyLimit:
-    """ASGI middleware: a request whose body is over `max_bytes` gets 413 before the body is
-    read into memory (by its Content-Length, or as a chunked body streams past the limit)."""
-
-    def __init__(self, app, max_bytes: int) -> None:
-        self.app, self.max_bytes = app, max_bytes
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        length = dict(scope["headers"]).get(b"content-length", b"0")
-        too_large = HTTPException(status.HTTP_413_CONTENT_TOO_LARGE, f"request body over {self.max_bytes} bytes")
-        if not length.isdigit() or int(length) > self.max_bytes:
-            response = JSONResponse({"detail": too_large.detail}, status_code=too_large.status_code)
-            return await response(scope, receive, send)
-        seen = 0
-
-        async def limited_receive():
-            nonlocal seen
-            message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.max_bytes:  # a chunked body, streaming past the limit
-                raise too_large
-            return message
-
-        await self.app(scope, limited_receive, send)
-
-
 async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
     """422 naming each field and what is wrong with it, never echoing the input back (it
     may be megabytes long, or not even text)."""
@@ -320,11 +292,11 @@ def create_app(
         title="sitekb retrieval API",
         version="1",
         lifespan=lifespan,
+        max_body_size=settings.api_max_body_bytes,  # 413 before the body is read, whatever the key
         description="Search a business's website knowledge base. Authenticate with a bearer key.",
     )
     app.include_router(public)
     app.include_router(admin)
-    app.add_middleware(BodyLimit, max_bytes=settings.api_max_body_bytes)
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(Exception, _internal_error)
     return app
