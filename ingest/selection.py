@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from urllib.parse import urlsplit
 
 from ingest.crawl.signals import Canonical, canonical_warning, follow, judge_canonicals, removal_warnings
@@ -79,6 +80,7 @@ def select_pages(
         {r.url: r.canonical for r in log.reads},
         taken,
         sum(1 for r in log.reads if r.doc.text_chars) + len(log.offsite),
+        scope,
     )
     chosen.superseded = _superseded(chosen.documents, log, held_back, taken)
     return chosen
@@ -109,7 +111,10 @@ def _superseded(
     return {*taken.get("canonical", []), *taken.get("duplicate", [])} | moved_on
 
 
-def _shown(url: str) -> str:
+def _shown(url: str, scope: Scope) -> str:
+    """A URL as a warning shows it: the path on this site, the whole URL off it."""
+    if not scope.in_site(url):
+        return url
     parts = urlsplit(url)
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
@@ -120,12 +125,14 @@ def _judge_signals(
     canonical_of: dict[str, str | None],
     taken: dict[str, list[str]],
     pages_with_content: int,
+    scope: Scope,
 ) -> None:
     """Canonical links not obeyed, and rules that took much of the site, for the report."""
     chosen.misconfigured.update(f"canonical_{v.value}" for v in canonicals.values() if v is not Canonical.DUPLICATE)
-    warning = canonical_warning(canonicals, _shown, canonical_of)
+    shown = partial(_shown, scope=scope)
+    warning = canonical_warning(canonicals, shown, canonical_of)
     if warning:
         chosen.warnings.append(warning)
     chosen.warnings.extend(
-        removal_warnings({rule: urls for rule, urls in taken.items() if urls}, pages_with_content, _shown)
+        removal_warnings({rule: urls for rule, urls in taken.items() if urls}, pages_with_content, shown)
     )

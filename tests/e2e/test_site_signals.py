@@ -294,3 +294,21 @@ def test_a_page_turned_into_a_stub_or_a_redirect_gives_its_chunks_to_the_target(
     report = run(site_dir_server.base + "/", settings, business="b")
     assert set(_chunk_paths(settings, "b")) == {"/", "/new/", "/moved/"}
     assert report.chunks.deleted >= 1
+
+
+def test_a_canonical_off_the_site_is_shown_whole_in_the_warning(site_dir_server, settings):
+    nav = ("/", "/prices/", "/team/", "/faq/")
+    for i, path in enumerate(nav):
+        folder = site_dir_server.root_dir / path.strip("/")
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "index.html").write_text(
+            page(
+                path.strip("/") or "Home",
+                f"<p>{prose(path or 'home', i)}</p>",
+                nav=nav,
+                head='<link rel="canonical" href="https://production.example/">',
+            )
+        )
+    report = run(site_dir_server.base + "/", settings, business="b")
+    assert report.misconfigured == {"canonical_offsite": 4}
+    assert "(e.g. / -> https://production.example/, /faq/ -> https://production.example/)" in report.warnings[0]
