@@ -200,7 +200,7 @@ def _print_report(report: RunReport) -> None:
 
 
 def _search(args, settings) -> int:
-    from retrieval.search import SearchHit, UnknownBusiness, search
+    from retrieval.search import Answer, Searcher, SearchHit, UnknownBusiness
 
     if args.k < 1 or args.k > 100:
         print("ingest: -k must be between 1 and 100", file=sys.stderr)
@@ -209,19 +209,39 @@ def _search(args, settings) -> int:
     try:
         if link is not None:
             try:
-                hits = [SearchHit(**h) for h in link.search(args.business, args.query, args.k)]
+                found = link.search(args.business, args.query, args.k)
             finally:
                 link.close()
+            answer = Answer(
+                hits=[SearchHit(**h) for h in found["hits"]],
+                answerable=found["answerable"],
+                confidence=found["confidence"],
+            )
         else:
-            hits = search(args.business, args.query, args.k, settings)
+            with Searcher(settings) as searcher:
+                answer = searcher.answer(args.business, args.query, args.k)
     except (UnknownBusiness, ValueError) as exc:
         print(f"ingest: {exc}", file=sys.stderr)
         return EXIT_PROBLEM
+    hits = answer.hits
     if args.json:
-        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                {
+                    "business": args.business,
+                    "answerable": answer.answerable,
+                    "confidence": answer.confidence,
+                    "hits": [h.to_dict() for h in hits],
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return EXIT_OK
     if not hits:
         print("no results")
+    elif not answer.answerable:
+        print(f"probably not answered by this site (confidence {answer.confidence:.2f}); the nearest passages:")
     for rank, hit in enumerate(hits, 1):
         print(f"{rank}. [{hit.score:.3f}] {hit.heading_path}\n   {hit.url}")
         body = hit.text.split("\n\n", 1)[-1].replace("\n", " ")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -83,6 +84,27 @@ class Page:
 
 
 @dataclass(frozen=True)
+class Fact:
+    """One line of the business's contact card (ingest/extract/facts.py)."""
+
+    kind: str
+    value: str
+    label: str = ""  # what the site calls it: "Reception", "WhatsApp", "Berlin office"
+    url: str = ""  # the page it was read on
+    pages: int = 1  # on how many pages the site states it
+    structured: bool = False  # from JSON-LD or microdata
+
+    def key(self) -> str:
+        if self.kind in ("phone", "whatsapp"):
+            digits = re.sub(r"\D", "", self.value)
+            return f"{self.kind}:{digits[-9:]}"  # "+49 30 1234567" and "030 1234567" are one number
+        return f"{self.kind}:{' '.join(self.value.lower().split())}"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "value": self.value, "label": self.label, "url": self.url, "pages": self.pages}
+
+
+@dataclass(frozen=True)
 class Document:
     """A page as Markdown. `chrome` is the header/footer text outside the main content."""
 
@@ -102,6 +124,8 @@ class Document:
     # JSON-LD product facts), as they stand in `markdown`: the template rule judges
     # them whole (R-5.2, R-6.1), so a bio repeated across the site is not re-added.
     recovered: tuple[str, ...] = ()
+    # Contact facts the page states anywhere, header and footer included.
+    facts: tuple[Fact, ...] = ()
 
     @property
     def text_chars(self) -> int:
@@ -196,6 +220,8 @@ class RunReport(BaseModel):
     chunks: ChunksReport = Field(default_factory=ChunksReport)
     embedding: EmbeddingReport = Field(default_factory=EmbeddingReport)
     templates: TemplateReport = Field(default_factory=TemplateReport)
+    # The contact card's facts by kind ("phone": 2, "email": 1, ...).
+    facts: dict[str, int] = Field(default_factory=dict)
     # Site signals found wrong and not obeyed, by kind (canonical_homepage, sitemap_other_host...).
     misconfigured: dict[str, int] = Field(default_factory=dict)
     bytes_transferred: int = 0

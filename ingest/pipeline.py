@@ -10,6 +10,7 @@ import asyncio
 import fcntl
 import hashlib
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -23,12 +24,13 @@ from ingest.crawl.intake import find_homepage
 from ingest.crawl.signals import follow
 from ingest.crawl.urls import Scope, page_key, prefix_of
 from ingest.crawler import GONE_STATUSES, Crawler, CrawlLog
+from ingest.extract.facts import CARD_FRAGMENT, KINDS, card_markdown, card_url, contact_card
 from ingest.extract.html import parse_html
 from ingest.extract.templates import strip_templates
 from ingest.kb.embed import CreditExhausted, EmbedderError, Embeddings, QuotaExceeded, make_embedder
 from ingest.kb.state import StateStore
 from ingest.kb.store import open_existing_store, open_store
-from ingest.models import Document, Page, RunReport, SourceStatus
+from ingest.models import Document, Fact, Page, RunReport, SourceStatus
 from ingest.ops.alerts import Alerter
 from ingest.ops.guard import BreakerOpen, BudgetExceeded, SpendGuard
 from ingest.problems import SiteProblem
@@ -469,6 +471,16 @@ def _index(
         return
     stripped = strip_templates(documents, crawl.homepage_url)
     report.templates = stripped.report
+    # A page not read this run (a 503, say) keeps its chunks, and its facts stay on the card.
+    read, gone = {d.url for d in documents}, {*crawl.gone, *crawl.superseded}
+    kept = [f for f in state.sources.facts_of_source(source_id) if f.url not in read and f.url not in gone]
+    card = contact_card([(d.url, d.facts) for d in documents] + [(f.url, (f,)) for f in kept])
+    card_doc = _card_document(card, documents, crawl.homepage_url)
+    old_cards = {
+        c.url
+        for c in state.chunks.of(source_id).values()
+        if c.url.endswith(CARD_FRAGMENT) and c.url != (card_doc and card_doc.url)
+    }
     embedder = make_embedder(settings)
     report.embedding.model = embedder.model
 
@@ -480,11 +492,11 @@ def _index(
     store = open_store(settings, embedder.id, embedder.dimensions)
     try:
         result = indexer.index(
-            [*stripped.documents, *([stripped.site_document] if stripped.site_document else [])],
+            [*stripped.documents, *(d for d in (stripped.site_document, card_doc) if d)],
             indexer.Records(state, business, source_id),
             store,
             embedder,
-            gone={*crawl.gone, *crawl.superseded},
+            gone={*crawl.gone, *crawl.superseded, *old_cards},
             open_old=lambda embedder_id: open_existing_store(settings, embedder_id),
             guard=guard,
             job=job,
@@ -495,3 +507,19 @@ def _index(
         store.close()
     report.chunks = result.chunks
     report.warnings.extend(result.warnings)
+    state.sources.set_facts(source_id, card)
+    report.facts = {kind: sum(f.kind == kind for f in card) for kind in KINDS if any(f.kind == kind for f in card)}
+
+
+def _card_document(card: list[Fact], documents: list[Document], homepage_url: str) -> Document | None:
+    """The contact card as a page of its own, labelled in the site's languages."""
+    languages = [lang for lang, _ in Counter(d.lang for d in documents if d.lang).most_common(3)]
+    markdown = card_markdown(card, languages)
+    if not markdown:
+        return None
+    return Document(
+        url=card_url(card, homepage_url),
+        title=markdown.splitlines()[0].lstrip("# "),
+        markdown=markdown,
+        lang=languages[0] if languages else "",
+    )

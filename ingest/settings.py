@@ -63,6 +63,8 @@ class Settings(BaseSettings):
     follow_links: bool = True
 
     embedder: Literal["auto", "local", "openai"] = "auto"
+    # The offline model used when embedder is "local" (or "auto" without an OpenAI key).
+    local_model: Literal["e5-small", "use-m3", "minilm"] = "e5-small"
     openai_api_key: SecretStr | None = Field(
         None, validation_alias=AliasChoices("SITEKB_OPENAI_API_KEY", "OPENAI_API_KEY")
     )

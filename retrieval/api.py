@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ingest.kb.state import StateStore
 from ingest.ops.jobs import JobRunner, announce, withdraw
 from ingest.settings import Settings, load_settings
-from retrieval.search import MAX_QUERY_CHARS, Searcher, UnknownBusiness
+from retrieval.search import MAX_QUERY_CHARS, Answer, Searcher, UnknownBusiness
 
 MAX_TOP_K = 50
 
@@ -53,6 +53,23 @@ class Hit(BaseModel):
 class SearchResponse(BaseModel):
     business: str
     hits: list[Hit]
+    answerable: bool = Field(
+        description="False when the passages most likely do not answer the question: say you don't know."
+    )
+    confidence: float = Field(ge=0, le=1, description="How likely the passages answer the question.")
+
+
+class Fact(BaseModel):
+    kind: str = Field(description="phone, whatsapp, email, address, hours or booking.")
+    value: str
+    label: str = Field(description='What the site calls it ("Reception", "WhatsApp"), if it says.')
+    url: str = Field(description="The page it is stated on.")
+    pages: int = Field(description="On how many pages the site states it.")
+
+
+class Facts(BaseModel):
+    business: str
+    facts: list[Fact]
 
 
 class Chunk(BaseModel):
@@ -126,10 +143,10 @@ class Services:
         with self._lock:
             return call(self._state)
 
-    def search(self, business: str, query: str, k: int, mode: str = "hybrid") -> list:
+    def search(self, business: str, query: str, k: int, mode: str = "hybrid") -> Answer:
         """The one search behind /v1/search and /v1/admin/search; errors become HTTP errors."""
         try:
-            return self.searcher.search(business, query, k, mode=mode)
+            return self.searcher.answer(business, query, k, mode=mode)
         except UnknownBusiness as exc:
             raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
         except ValueError as exc:
@@ -188,8 +205,21 @@ def healthz() -> dict:
 def search(
     body: SearchRequest, business: str = Depends(business_of), svc: Services = Depends(services)
 ) -> SearchResponse:
-    hits = svc.search(business, body.query, body.top_k)
-    return SearchResponse(business=business, hits=[Hit(**h.to_dict()) for h in hits])
+    answer = svc.search(business, body.query, body.top_k)
+    return SearchResponse(
+        business=business,
+        hits=[Hit(**h.to_dict()) for h in answer.hits],
+        answerable=answer.answerable,
+        confidence=answer.confidence,
+    )
+
+
+@public.get("/v1/facts", response_model=Facts)
+def facts(business: str = Depends(business_of), svc: Services = Depends(services)) -> Facts:
+    """The business's contact card: phone numbers, e-mail, address, opening hours,
+    WhatsApp and booking links, as its site states them; no search needed."""
+    found = svc.state(lambda state: state.sources.facts_of(business))
+    return Facts(business=business, facts=[Fact(**f.to_dict()) for f in found])
 
 
 @public.get("/v1/chunks", response_model=PageChunks)
@@ -253,8 +283,13 @@ def job_status(job_id: str, svc: Services = Depends(services)) -> dict:
 
 
 @admin.post("/search")
-def admin_search(body: AdminSearchRequest, svc: Services = Depends(services)) -> list[dict]:
-    return [h.to_dict() for h in svc.search(body.business, body.query, body.k, body.mode)]
+def admin_search(body: AdminSearchRequest, svc: Services = Depends(services)) -> dict:
+    answer = svc.search(body.business, body.query, body.k, body.mode)
+    return {
+        "answerable": answer.answerable,
+        "confidence": answer.confidence,
+        "hits": [h.to_dict() for h in answer.hits],
+    }
 
 
 async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -65,7 +65,12 @@ def test_health(kb):
 )
 @pytest.mark.parametrize(
     "method, path, body",
-    [("post", "/v1/search", {"query": "rooms"}), ("get", "/v1/sources", None), ("get", "/v1/chunks?url=x", None)],
+    [
+        ("post", "/v1/search", {"query": "rooms"}),
+        ("get", "/v1/sources", None),
+        ("get", "/v1/chunks?url=x", None),
+        ("get", "/v1/facts", None),
+    ],
 )
 def test_every_endpoint_refuses_missing_or_wrong_keys(kb, headers, method, path, body):
     client, *_ = kb
@@ -214,7 +219,29 @@ def test_the_phone_number_in_the_footer_is_answerable(kb):
     hits = client.post(
         "/v1/search", json={"query": "what is your phone number", "top_k": 5}, headers=_auth(keys["harbour"])
     ).json()["hits"]
-    assert any("1736 555 0199" in h["text"] for h in hits)
+    assert "1736 555 0199" in hits[0]["text"]  # the contact card's phone line, not the number 17 bus
+
+
+def test_the_contact_card_is_served_without_a_search(kb):
+    client, keys, *_ = kb
+    card = client.get("/v1/facts", headers=_auth(keys["harbour"])).json()
+    phones = [f for f in card["facts"] if f["kind"] == "phone"]
+    assert card["business"] == "harbour" and phones and "1736 555 0199" in phones[0]["value"]
+    assert any(f["kind"] == "email" and f["value"] == "bookings@harbourlight.example" for f in card["facts"])
+    assert any(f["kind"] == "hours" and "08:00" in f["value"] for f in card["facts"])
+    # Each business sees its own card: the bakery states its number in its contact page's text.
+    bakery = client.get("/v1/facts", headers=_auth(keys["bakery"])).json()["facts"]
+    assert [f["value"] for f in bakery if f["kind"] == "phone"] == ["+34 961 440 218"]
+    assert client.get("/v1/facts").status_code == 401
+
+
+def test_a_search_says_whether_it_found_an_answer(kb):
+    client, keys, *_ = kb
+    auth = _auth(keys["harbour"])
+    found = client.post("/v1/search", json={"query": "can I bring my dog?"}, headers=auth).json()
+    assert found["answerable"] is True and found["confidence"] > 0.5
+    nonsense = client.post("/v1/search", json={"query": "Do you have a sauna or a spa?"}, headers=auth).json()
+    assert nonsense["answerable"] is False and nonsense["confidence"] < found["confidence"]
 
 
 def test_responses_match_the_openapi_document(kb):
@@ -234,6 +261,7 @@ def test_responses_match_the_openapi_document(kb):
     check("/v1/search", "post", search)
     check("/v1/search", "post", client.post("/v1/search", json={}, headers=auth))
     check("/v1/sources", "get", client.get("/v1/sources", headers=auth))
+    check("/v1/facts", "get", client.get("/v1/facts", headers=auth))
     check("/v1/chunks", "get", client.get("/v1/chunks", params={"url": search.json()["hits"][0]["url"]}, headers=auth))
-    assert set(spec["paths"]) == {"/healthz", "/v1/search", "/v1/chunks", "/v1/sources"}
+    assert set(spec["paths"]) == {"/healthz", "/v1/search", "/v1/chunks", "/v1/sources", "/v1/facts"}
     assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"

@@ -23,7 +23,9 @@ def test_run_json_report_search_and_status(demo_site, settings, capsys):
     assert report["embedding"]["model"] and report["embedding"]["calls"] > 0
 
     assert main(["search", "--business", "demo", "-k", "3", "--json", "how much is a single room?"]) == 0
-    hits = json.loads(capsys.readouterr().out)
+    answer = json.loads(capsys.readouterr().out)
+    assert isinstance(answer["answerable"], bool) and 0 <= answer["confidence"] <= 1
+    hits = answer["hits"]
     assert len(hits) == 3 and set(hits[0]) >= {"text", "heading_path", "url", "score"}
     assert any("single-room" in h["url"] or "prices" in h["url"] for h in hits)
 

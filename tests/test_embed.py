@@ -1,11 +1,39 @@
 import numpy as np
+import pytest
 
-from ingest.kb.embed import LocalMiniLM, make_embedder
+from ingest.kb.embed import LocalE5, LocalMiniLM, LocalUSE, make_embedder
+from ingest.settings import load_settings
 
 
-def test_local_model_is_the_default_without_a_key(settings):
+def test_local_model_is_the_multilingual_one_by_default_without_a_key(settings):
     embedder = make_embedder(settings)
-    assert isinstance(embedder, LocalMiniLM) and embedder.dimensions == 384
+    assert isinstance(embedder, LocalE5) and embedder.dimensions == 384 and embedder.languages is None
+
+
+def test_a_knowledge_base_keeps_the_model_it_was_built_with(settings, monkeypatch):
+    monkeypatch.setenv("SITEKB_LOCAL_MODEL", "use-m3")
+    assert isinstance(make_embedder(load_settings()), LocalUSE)
+    # Searching a knowledge base built with MiniLM still embeds the query with MiniLM.
+    assert isinstance(make_embedder(load_settings(), recorded_id=LocalMiniLM().id), LocalMiniLM)
+
+
+@pytest.mark.parametrize("model", [LocalE5, LocalUSE])
+def test_multilingual_models_match_a_question_to_the_answer_in_another_language(model):
+    embedder = model()
+    docs = embedder.embed_documents(
+        [
+            "La habitación individual cuesta 85 libras por noche, desayuno incluido.",
+            "Los perros son bienvenidos en la suite familiar.",
+            "Unser Team repariert Fahrräder in Kreuzberg.",
+        ]
+    )
+    vectors = np.array(docs.vectors)
+    assert vectors.shape == (3, embedder.dimensions) and docs.tokens > 0
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    query = np.array(embedder.embed_query("How much is a single room per night?"))
+    assert int(np.argmax(vectors @ query)) == 0
+    korean = np.array(embedder.embed_query("개는 데려갈 수 있나요?"))  # "can I bring the dog?"
+    assert int(np.argmax(vectors @ korean)) == 1
 
 
 def test_local_embeddings_are_normalized_and_meaningful():

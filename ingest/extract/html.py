@@ -25,6 +25,8 @@ from bs4 import BeautifulSoup, Tag
 from markdownify import MarkdownConverter
 
 from ingest.extract import soup as html_tree
+from ingest.extract.facts import page_facts, tag_facts
+from ingest.extract.language import text_language
 from ingest.extract.markdown import HEADING, in_code
 from ingest.models import Document
 
@@ -464,26 +466,28 @@ def parse_html(html: bytes | str, url: str) -> Document:
         if (href := a.get("href")) is not None and "nofollow" not in _rel(a)
     ) + tuple(urljoin(head.base, href) for href in svg_hrefs)
     product_data = _json_ld_products(tags)
+    found = tag_facts(tags("a"), tags("script"), [t for t in tags.all if t.get("itemprop")], url)
     _clean(soup, tags)
     if len(product_data) == 1:
         _drop_other_products(tags)
     markdown, chrome, recovered = _content(soup, tags)
-    facts = _product_facts(product_data, markdown, chrome)
-    if facts:
-        markdown = f"{markdown}\n\n{facts}"
-        recovered.append(facts)
+    product = _product_facts(product_data, markdown, chrome)
+    if product:
+        markdown = f"{markdown}\n\n{product}"
+        recovered.append(product)
     return Document(
         url=url,
         title=head.title or _first_heading(markdown),
         markdown=markdown,
         chrome=chrome,
-        lang=head.lang,
+        lang=text_language(markdown, head.lang),
         links=links,
         canonical=head.canonical,
         noindex=head.noindex,
         refresh=head.refresh,
         alternates=head.alternates,
         recovered=tuple(r for r in recovered if r and r in markdown),
+        facts=page_facts(found, f"{markdown}\n{chrome}", url),
     )
 
 

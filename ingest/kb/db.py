@@ -137,8 +137,13 @@ def _add_missing(db: sqlite3.Connection, table: str, columns: dict[str, str]) ->
             db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {declaration}")
 
 
+def _v2_contact_cards(db: sqlite3.Connection) -> None:
+    """Each source's contact card (ingest/extract/facts.py), as JSON."""
+    _add_missing(db, "sources", {"facts": "TEXT"})
+
+
 # Append a step to change the schema; never edit one that has shipped.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_every_table,)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_every_table, _v2_contact_cards)
 
 
 def connect(path: Path, *, shared: bool = False) -> sqlite3.Connection:

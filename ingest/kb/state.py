@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ingest.kb.db import connect
-from ingest.models import RunReport
+from ingest.models import Fact, RunReport
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,22 @@ class BusinessRecords(_Records):
 
 class SourceRecords(_Records):
     """Sources: a business's sites, their status and refresh history."""
+
+    def set_facts(self, source_id: int, facts: list[Fact]) -> None:
+        """The source's contact card, replaced whole by each run that indexes it."""
+        self._db.execute(
+            "UPDATE sources SET facts=? WHERE id=?",
+            (json.dumps([f.to_dict() | {"structured": f.structured} for f in facts], ensure_ascii=False), source_id),
+        )
+
+    def facts_of_source(self, source_id: int) -> list[Fact]:
+        row = self._db.execute("SELECT facts FROM sources WHERE id=?", (source_id,)).fetchone()
+        return [Fact(**item) for item in json.loads((row and row[0]) or "[]")]
+
+    def facts_of(self, business: str) -> list[Fact]:
+        """The contact cards of the business's sites, in the order the sites were added."""
+        rows = self._db.execute("SELECT facts FROM sources WHERE business=? ORDER BY id", (business,))
+        return [Fact(**item) for (text,) in rows for item in json.loads(text or "[]")]
 
     def ensure(self, business: str, site: str) -> int:
         self._db.execute("INSERT OR IGNORE INTO businesses (id, created_at) VALUES (?, ?)", (business, time.time()))

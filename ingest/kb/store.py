@@ -402,6 +402,16 @@ class SharedStore:
         with self._entry.lock.shared():
             return self._entry.store.search(*args, **kwargs)
 
+    def rankings(
+        self, business: str, vector: list[float] | None, text: str, limit: int, langs: tuple[str, ...] = ()
+    ) -> tuple[list[Hit], list[Hit]]:
+        """The dense ranking (empty without a vector) and the lexical ranking, read
+        together: no page swap falls between them."""
+        with self._entry.lock.shared():
+            store = self._entry.store
+            dense = store.search(business, vector, text, limit, mode="dense") if vector is not None else []
+            return dense, store.search(business, None, text, limit, mode="lexical", langs=langs)
+
     def swap(self):
         """Hold while deleting a page's stale chunks and writing its new ones."""
         return self._entry.lock.exclusive()

@@ -193,7 +193,8 @@ class ServerLink:
     def resync_due(self) -> list[dict]:
         return self._job({"kind": "resync_due"}, None)
 
-    def search(self, business: str, query: str, k: int, mode: str = "hybrid") -> list[dict]:
+    def search(self, business: str, query: str, k: int, mode: str = "hybrid") -> dict:
+        """{"answerable": bool, "confidence": float, "hits": [hit dicts]}"""
         return self._call("POST", "/v1/admin/search", json={"business": business, "query": query, "k": k, "mode": mode})
 
 

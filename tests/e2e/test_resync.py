@@ -14,7 +14,7 @@ from conftest import StaticSite
 from fake_openai import FakeOpenAI
 
 from ingest import crawler, indexer, pipeline
-from ingest.kb.embed import EmbedderError, LocalMiniLM
+from ingest.kb.embed import EmbedderError, LocalE5
 from ingest.kb.state import StateStore
 from ingest.kb.store import EdgeStore, StoredPoint, open_existing_store
 from ingest.settings import load_settings
@@ -271,7 +271,7 @@ def test_switching_embedder_re_embeds_everything_once(site, settings, monkeypatc
         assert again.embedding.calls == 0 and again.chunks.added == 0
     old = EdgeStore(
         load_settings().vectors_dir
-        / next(p.name for p in load_settings().vectors_dir.iterdir() if "minilm" in p.name.lower()),
+        / next(p.name for p in load_settings().vectors_dir.iterdir() if "e5" in p.name.lower()),
         dimensions=None,
     )
     try:
@@ -307,7 +307,7 @@ def test_kill_between_delete_and_write_then_resume_without_paying_again(site, se
 
 def test_embedding_failure_midway_keeps_paid_vectors(site, settings, monkeypatch):
     monkeypatch.setattr(indexer, "EMBED_BATCH", 8)
-    real = LocalMiniLM.embed_documents
+    real = LocalE5.embed_documents
     calls = {"n": 0}
 
     def failing(self, texts):
@@ -316,10 +316,10 @@ def test_embedding_failure_midway_keeps_paid_vectors(site, settings, monkeypatch
             raise EmbedderError("provider fell over")
         return real(self, texts)
 
-    monkeypatch.setattr(LocalMiniLM, "embed_documents", failing)
+    monkeypatch.setattr(LocalE5, "embed_documents", failing)
     failed = _run(site)
     assert failed.error == "provider fell over" and failed.embedding.calls == 2
-    monkeypatch.setattr(LocalMiniLM, "embed_documents", real)
+    monkeypatch.setattr(LocalE5, "embed_documents", real)
     state = _state(settings)
     try:
         assert state.chunks.count(BUSINESS) == 0  # nothing written yet: the knowledge base is as before

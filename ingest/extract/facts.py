@@ -1,0 +1,489 @@
+"""The business's contact card: phone numbers, WhatsApp, e-mail, postal address,
+opening hours and booking links, as the site states them.
+
+Read from each page before cleaning (so the header and footer count): `tel:`,
+`mailto:`, `wa.me` and booking links; schema.org JSON-LD and microdata
+(`LocalBusiness`, `Organization`, `openingHoursSpecification`, `contactPoint`); and
+labelled lines of text ("Tel.: 030 1234", "Öffnungszeiten: Mo–Fr 9–18 Uhr").
+`contact_card()` merges a site's pages into one card; `card_document()` writes it as
+a page of short labelled passages, one per kind, in the site's language and English,
+so "what's your number?" finds "Phone: …" whatever the page around it said.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import replace
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from ingest.models import Fact
+
+KINDS: tuple[str, ...] = ("phone", "whatsapp", "email", "address", "hours", "booking")
+MAX_PER_KIND = 6
+MAX_VALUE_CHARS = 200
+MAX_LABEL_CHARS = 40
+# A fact found on no contact page and in no structured data is the business's when
+# this many pages state it (a header or footer). *ours*
+MIN_PAGES_FOR_FACT = 3
+# The card is stored under the page it is mostly read from, with this fragment.
+CARD_FRAGMENT = "#contact-card"
+
+
+# Labels per language: the passages carry the site's word and the English one.
+LABELS = {
+    "en": {
+        "phone": "Phone",
+        "whatsapp": "WhatsApp",
+        "email": "E-mail",
+        "address": "Address",
+        "hours": "Opening hours",
+        "booking": "Booking",
+        "title": "Contact",
+    },
+    "de": {
+        "phone": "Telefon",
+        "whatsapp": "WhatsApp",
+        "email": "E-Mail",
+        "address": "Adresse",
+        "hours": "Öffnungszeiten",
+        "booking": "Buchung",
+        "title": "Kontakt",
+    },
+    "es": {
+        "phone": "Teléfono",
+        "whatsapp": "WhatsApp",
+        "email": "Correo electrónico",
+        "address": "Dirección",
+        "hours": "Horario",
+        "booking": "Reservas",
+        "title": "Contacto",
+    },
+    "tr": {
+        "phone": "Telefon",
+        "whatsapp": "WhatsApp",
+        "email": "E-posta",
+        "address": "Adres",
+        "hours": "Çalışma saatleri",
+        "booking": "Rezervasyon",
+        "title": "İletişim",
+    },
+    "ko": {
+        "phone": "전화번호",
+        "whatsapp": "WhatsApp",
+        "email": "이메일",
+        "address": "주소",
+        "hours": "영업시간",
+        "booking": "예약",
+        "title": "연락처",
+    },
+    "fr": {
+        "phone": "Téléphone",
+        "whatsapp": "WhatsApp",
+        "email": "E-mail",
+        "address": "Adresse",
+        "hours": "Horaires",
+        "booking": "Réservation",
+        "title": "Contact",
+    },
+}
+
+_PHONE = re.compile(r"(?<![\w+])(\+?\(?\d[\d ()./\-\u00a0]{5,18}\d)(?!\w)")
+_EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
+_PHONE_WORDS = re.compile(
+    r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|fono|móvil|movil|mobile|mobil|handy|gsm|"
+    r"call|llámanos|llamanos|anrufen|ara|arayın)\b|전화|☎|📞",
+    re.IGNORECASE,
+)
+_FAX = re.compile(r"\bfax\b", re.IGNORECASE)
+_HOURS_WORDS = re.compile(
+    r"\b(opening hours|open|hours|öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
+    r"horaires|ouvert)\b|영업시간|운영시간",
+    re.IGNORECASE,
+)
+_DAY = re.compile(
+    r"\b(mon(day)?|tue(s|sday)?|wed(nesday)?|thu(rs|rsday)?|fri(day)?|sat(urday)?|sun(day)?|"
+    r"mo|di|mi|do|fr|sa|so|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|"
+    r"lun(es)?|mar(tes)?|mié(rcoles)?|jue(ves)?|vie(rnes)?|sáb(ado)?|dom(ingo)?|"
+    r"pazartesi|salı|çarşamba|perşembe|cuma|cumartesi|pazar|weekdays|daily|täglich|werktags)\b|[월화수목금토일]요일",
+    re.IGNORECASE,
+)
+_TIME_RANGE = re.compile(
+    r"\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|to|bis|a|hasta|ile)\s*\d{1,2}(?:[:.]\d{2})?",
+    re.IGNORECASE,
+)
+_ADDRESS_WORDS = re.compile(
+    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|주소|visit us|find us|so finden sie uns)\s*[:：]",
+    re.IGNORECASE,
+)
+_POSTCODE_LINE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+\w[\w .'-]{1,40}$")
+_STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
+_BOOKING_WORDS = re.compile(
+    r"\b(book( now| a table| online)?|booking|reserve|reservation|reservar|reserva|buchen|termin( buchen| vereinbaren)?|"
+    r"rezervasyon|réserver)\b|예약",
+    re.IGNORECASE,
+)
+_SCHEMA_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_SHORT_DAYS = {"Mo": "Monday", "Tu": "Tuesday", "We": "Wednesday", "Th": "Thursday", "Fr": "Friday"}
+_SHORT_DAYS |= {"Sa": "Saturday", "Su": "Sunday"}
+
+
+def _clean(text: str, limit: int = MAX_VALUE_CHARS) -> str:
+    return " ".join((text or "").split())[:limit]
+
+
+def _plausible_phone(text: str) -> str | None:
+    value = _clean(text).strip(" .-/")
+    digits = re.sub(r"\D", "", value)
+    if not 7 <= len(digits) <= 15:
+        return None
+    if re.fullmatch(r"(19|20)\d{2}\s*[-–/]\s*(19|20)?\d{2}", value) or re.fullmatch(
+        r"\d{1,2}[./]\d{1,2}[./]\d{2,4}", value
+    ):
+        return None  # a year range or a date
+    return value
+
+
+_KIND_WORDS = {w.lower() for labels in LABELS.values() for w in labels.values()} | {
+    "tel",
+    "tel.",
+    "phone",
+    "email",
+    "e-mail",
+    "mail",
+    "call",
+    "call us",
+    "fon",
+    "telefon",
+    "mailto",
+    "whatsapp",
+}
+
+
+def _short_label(text: str) -> str:
+    """A label as people write one: no number, no address, no bare kind word."""
+    label = _PHONE.sub(" ", _EMAIL.sub(" ", (text or "").replace("\u200b", "")))
+    label = " ".join(label.split()).strip(" :|·-–,;()")
+    if not label or len(label) > MAX_LABEL_CHARS or sum(ch.isdigit() for ch in label) > 2:
+        return ""
+    return "" if label.lower().strip(" .:") in _KIND_WORDS else label
+
+
+def _label_near(tag) -> str:
+    """What the link says it is ("Reception", "WhatsApp"), not the number again: its
+    own words, else the words just before it ("Reception: <a>…</a>")."""
+    for text in (tag.get("aria-label"), tag.get("title"), tag.get_text(" ", strip=True)):
+        label = _short_label(text)
+        if label:
+            return label
+    parent = tag.parent
+    own = tag.get_text(" ", strip=True)
+    if parent is not None and own:
+        before = parent.get_text("\n", strip=True).split(own)[0]
+        pieces = [p for p in re.split(r"[\n|·•]", before) if p.strip()]
+        return _short_label(pieces[-1]) if pieces else ""
+    return ""
+
+
+def _from_links(anchors, url: str) -> list[Fact]:
+    facts: list[Fact] = []
+    for a in anchors:
+        href = (a.get("href") or "").strip()
+        lower = href.lower()
+        if lower.startswith("tel:"):
+            value = _plausible_phone(unquote(href[4:]))
+            shown = _plausible_phone(a.get_text(" ", strip=True))
+            if value and shown and re.sub(r"\D", "", shown)[-9:] == re.sub(r"\D", "", value)[-9:]:
+                value = shown  # "+44 1736 555 0199" as the page writes it, not "+4417365550199"
+            if value:
+                facts.append(Fact("phone", value, _label_near(a), url))
+        elif lower.startswith("mailto:"):
+            value = unquote(href[7:].split("?")[0]).strip()
+            if _EMAIL.fullmatch(value):
+                facts.append(Fact("email", value, _label_near(a), url))
+        elif "wa.me/" in lower or "whatsapp.com/send" in lower or lower.startswith("whatsapp:"):
+            parts = urlsplit(href)
+            number = parse_qs(parts.query).get("phone", [""])[0] or parts.path.rsplit("/", 1)[-1]
+            digits = re.sub(r"\D", "", number)
+            if 7 <= len(digits) <= 15:
+                facts.append(Fact("whatsapp", f"+{digits}", "WhatsApp", url))
+        elif lower.startswith(("http://", "https://", "/")) and _BOOKING_WORDS.search(a.get_text(" ", strip=True)):
+            text = _clean(a.get_text(" ", strip=True), MAX_LABEL_CHARS)
+            if len(text.split()) <= 5:
+                facts.append(Fact("booking", href if lower.startswith("http") else href, text, url))
+    return facts
+
+
+def _schema_hours(spec) -> list[str]:
+    specs = spec if isinstance(spec, list) else [spec]
+    lines = []
+    for item in specs:
+        if not isinstance(item, dict):
+            continue
+        days = item.get("dayOfWeek") or []
+        days = [days] if isinstance(days, str) else days
+        names = [str(d).rsplit("/", 1)[-1] for d in days if d]
+        opens, closes = _clean(str(item.get("opens") or "")), _clean(str(item.get("closes") or ""))
+        if not names or not (opens or closes):
+            continue
+        lines.append(f"{_day_span(names)} {opens[:5]}–{closes[:5]}".strip())
+    return lines
+
+
+def _day_span(names: list[str]) -> str:
+    order = [d for d in _SCHEMA_DAYS if d in names]
+    if len(order) >= 3 and [_SCHEMA_DAYS.index(d) for d in order] == list(
+        range(_SCHEMA_DAYS.index(order[0]), _SCHEMA_DAYS.index(order[-1]) + 1)
+    ):
+        return f"{order[0]}–{order[-1]}"
+    return ", ".join(order or names)
+
+
+def _opening_hours_text(value: str) -> str:
+    """schema.org's "Mo-Fr 09:00-18:00" as "Monday–Friday 09:00–18:00"."""
+
+    def day(m: re.Match) -> str:
+        return _SHORT_DAYS.get(m.group(0), m.group(0))
+
+    text = re.sub(r"\b(Mo|Tu|We|Th|Fr|Sa|Su)\b", day, _clean(value))
+    return text.replace("-", "–")
+
+
+def _address_text(value) -> str:
+    if isinstance(value, str):
+        return _clean(value)
+    if isinstance(value, list):
+        return _address_text(value[0]) if value else ""
+    if not isinstance(value, dict):
+        return ""
+    street = _clean(str(value.get("streetAddress") or ""))
+    place = " ".join(_clean(str(value.get(k) or "")) for k in ("postalCode", "addressLocality") if value.get(k))
+    country = value.get("addressCountry")
+    country = country.get("name") if isinstance(country, dict) else country
+    parts = [street, place, _clean(str(value.get("addressRegion") or "")), _clean(str(country or ""))]
+    return ", ".join(p for p in parts if p)
+
+
+def _from_schema(node: dict, url: str, facts: list[Fact]) -> None:
+    name = _clean(str(node.get("name") or ""), MAX_LABEL_CHARS) if isinstance(node.get("name"), str) else ""
+    for phone in node.get("telephone") if isinstance(node.get("telephone"), list) else [node.get("telephone")]:
+        value = _plausible_phone(str(phone or ""))
+        if value:
+            facts.append(Fact("phone", value, name, url, structured=True))
+    email = node.get("email")
+    if isinstance(email, str) and _EMAIL.fullmatch(email.removeprefix("mailto:").strip()):
+        facts.append(Fact("email", email.removeprefix("mailto:").strip(), name, url, structured=True))
+    address = _address_text(node.get("address"))
+    if address and len(address) > 8:
+        facts.append(Fact("address", address, name, url, structured=True))
+    hours = node.get("openingHours")
+    for line in [hours] if isinstance(hours, str) else hours if isinstance(hours, list) else []:
+        if isinstance(line, str) and line.strip():
+            facts.append(Fact("hours", _opening_hours_text(line), name, url, structured=True))
+    for line in _schema_hours(node.get("openingHoursSpecification")):
+        facts.append(Fact("hours", line, name, url, structured=True))
+    points = node.get("contactPoint")
+    for point in points if isinstance(points, list) else [points]:
+        if isinstance(point, dict):
+            label = _clean(str(point.get("contactType") or point.get("name") or ""), MAX_LABEL_CHARS)
+            _from_schema({**point, "name": label}, url, facts)
+
+
+def _from_json_ld(scripts, url: str) -> list[Fact]:
+    facts: list[Fact] = []
+
+    def walk(node, depth: int = 0) -> None:
+        if depth > 8:
+            return
+        if isinstance(node, list):
+            for item in node[:50]:
+                walk(item, depth + 1)
+        elif isinstance(node, dict):
+            kinds = node.get("@type")
+            kinds = kinds if isinstance(kinds, list) else [kinds]
+            if not any(str(k).rsplit("/", 1)[-1] in ("Person", "Product", "Offer", "Event") for k in kinds):
+                _from_schema(node, url, facts)
+            for key in (
+                "@graph",
+                "mainEntity",
+                "publisher",
+                "author",
+                "provider",
+                "organizer",
+                "location",
+                "department",
+            ):
+                walk(node.get(key), depth + 1)
+
+    for script in scripts:
+        if (script.get("type") or "").strip().lower() != "application/ld+json":
+            continue
+        try:
+            walk(json.loads(script.get_text() or "null"))
+        except (ValueError, RecursionError):
+            continue
+    return facts
+
+
+def _from_microdata(tags, url: str) -> list[Fact]:
+    facts: list[Fact] = []
+    for tag in tags:
+        prop = (tag.get("itemprop") or "").strip()
+        if prop not in ("telephone", "email", "openingHours", "address"):
+            continue
+        if prop == "address" and tag.get("itemscope") is not None:
+            parts = {}
+            for part in tag.find_all(attrs={"itemprop": True}):
+                parts[part["itemprop"]] = part.get("content") or part.get_text(" ", strip=True)
+            value = _address_text(parts)
+        else:
+            value = tag.get("content") or tag.get("datetime") or tag.get_text(" ", strip=True)
+        kind = {"telephone": "phone", "openingHours": "hours"}.get(prop, prop)
+        if kind == "phone":
+            value = _plausible_phone(value) or ""
+        elif kind == "hours":
+            value = _opening_hours_text(value)
+        elif kind == "email":
+            value = value.removeprefix("mailto:").strip()
+            value = value if _EMAIL.fullmatch(value) else ""
+        if value:
+            facts.append(Fact(kind, _clean(value), "", url, structured=True))
+    return facts
+
+
+def _from_text(text: str, url: str) -> list[Fact]:
+    """Labelled lines: a phone word before a number, an hours word or day name before a
+    time range, an address word, or a street line followed by a postcode line."""
+    facts: list[Fact] = []
+    lines = [_clean(line.replace("*", " ").replace("#", " ")) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    for i, line in enumerate(lines):
+        if len(line) > 300:
+            continue
+        if _PHONE_WORDS.search(line) and not _FAX.search(line):
+            for match in _PHONE.finditer(line):
+                value = _plausible_phone(match.group(1))
+                if value:
+                    label = _short_label(line[: match.start()])
+                    facts.append(Fact("phone", value, label, url))
+        for match in _EMAIL.finditer(line):
+            facts.append(Fact("email", match.group(1).rstrip("."), "", url))
+        if _TIME_RANGE.search(line) and (_DAY.search(line) or _HOURS_WORDS.search(line)):
+            sentence = next((part for part in re.split(r"(?<=[.!?])\s+", line) if _TIME_RANGE.search(part)), line)
+            if not re.search(r"\d{4}", _TIME_RANGE.sub("", sentence)):  # not a dated event line
+                facts.append(Fact("hours", _clean(sentence, MAX_VALUE_CHARS), "", url))
+        if _ADDRESS_WORDS.match(line):
+            rest = _ADDRESS_WORDS.sub("", line).strip()
+            if len(rest) < 10 and i + 1 < len(lines):
+                rest = f"{rest} {lines[i + 1]}".strip()
+            if any(ch.isdigit() for ch in rest):
+                facts.append(Fact("address", _clean(rest), "", url))
+        elif _POSTCODE_LINE.match(line) and i > 0 and _STREET_LINE.search(lines[i - 1]) and len(lines[i - 1]) <= 60:
+            street = lines[i - 1]
+            if not _PHONE_WORDS.search(street) and not _EMAIL.search(street):
+                facts.append(Fact("address", f"{street}, {line}", "", url))
+    return facts
+
+
+def tag_facts(anchors, scripts, itemprops, url: str) -> list[Fact]:
+    """Facts from a page's links, JSON-LD and microdata: read before the page is cleaned."""
+    return _from_links(anchors, url) + _from_json_ld(scripts, url) + _from_microdata(itemprops, url)
+
+
+def page_facts(found: list[Fact], text: str, url: str) -> tuple[Fact, ...]:
+    """A page's facts: `found` by tag_facts and those its text (main content and
+    chrome, as Markdown) states, each once."""
+    unique: dict[str, Fact] = {}
+    for fact in found + _from_text(text, url):
+        known = unique.get(fact.key())
+        if known is None or (fact.label and not known.label) or (fact.structured and not known.structured):
+            unique[fact.key()] = replace(
+                fact,
+                label=fact.label or (known.label if known else ""),
+                structured=fact.structured or bool(known and known.structured),
+            )
+    return tuple(unique.values())
+
+
+_CONTACT_PATH = re.compile(
+    r"contact|kontakt|contacto|contatto|iletisim|iletişim|impressum|imprint|legal|aviso|about|ueber|über|"
+    r"getting-here|anfahrt|find-us|location|visit|hours|öffnungszeiten|horario|오시는|연락",
+    re.IGNORECASE,
+)
+
+
+def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
+    """The site's facts, merged over its pages: each fact once, with the number of pages
+    stating it, the page it is best read on (a contact or legal page over any other),
+    structured data first, then facts the most pages state; at most MAX_PER_KIND a kind."""
+    counts: Counter[str] = Counter()
+    best: dict[str, Fact] = {}
+    for url, facts in pages:
+        for fact in facts:
+            key = fact.key()
+            counts[key] += 1
+            known = best.get(key)
+            contact_page = bool(_CONTACT_PATH.search(urlsplit(url).path))
+            if (
+                known is None
+                or (contact_page and not _CONTACT_PATH.search(urlsplit(known.url).path))
+                or (fact.label and not known.label)
+                or (fact.structured and not known.structured)
+            ):
+                merged = replace(
+                    fact,
+                    label=fact.label or (known.label if known else ""),
+                    structured=fact.structured or bool(known and known.structured),
+                )
+                if known is not None and not contact_page and _CONTACT_PATH.search(urlsplit(known.url).path):
+                    merged = replace(merged, url=known.url)
+                best[key] = merged
+    card: list[Fact] = []
+    for kind in KINDS:
+        ranked = sorted(
+            (
+                replace(f, pages=counts[k])
+                for k, f in best.items()
+                if f.kind == kind and _the_business(f, counts[k], len(pages))
+            ),
+            key=lambda f: (not f.structured, -f.pages, f.url, f.value),
+        )
+        card.extend(ranked[:MAX_PER_KIND])
+    return card
+
+
+def _words(kind: str, langs: list[str]) -> str:
+    """The kind's label in the site's languages and English: "Adresse / Address"."""
+    words = [LABELS[lang][kind] for lang in langs if lang in LABELS] + [LABELS["en"][kind]]
+    return " / ".join(dict.fromkeys(words))
+
+
+def card_markdown(card: list[Fact], langs: list[str]) -> str:
+    """The card as Markdown: one section per kind, each line labelled in the site's
+    languages (most used first) and in English ("Teléfono / Phone: +34 … (Recepción)")."""
+    sections = []
+    for kind in KINDS:
+        facts = [f for f in card if f.kind == kind]
+        if not facts:
+            continue
+        word = _words(kind, langs)
+        lines = [f"{word}: {f.value}" + (f" ({f.label})" if f.label and f.label not in word else "") for f in facts]
+        sections.append(f"## {word}\n\n" + "\n\n".join(lines))
+    return f"# {_words('title', langs)}\n\n" + "\n\n".join(sections) if sections else ""
+
+
+def _the_business(fact: Fact, pages: int, site_pages: int) -> bool:
+    """A fact speaks for the business when the site gives it in structured data, on a
+    contact or legal page, or on many pages (its header or footer; on a small site, most
+    of them): an address in a blog post is someone else's."""
+    if fact.structured or _CONTACT_PATH.search(urlsplit(fact.url).path):
+        return True
+    return pages >= MIN_PAGES_FOR_FACT or (pages >= 2 and 2 * pages > site_pages)
+
+
+def card_url(card: list[Fact], homepage_url: str) -> str:
+    """Where the card is read: the page most of its facts come from."""
+    urls = Counter(f.url for f in card if f.url)
+    page = urls.most_common(1)[0][0] if urls else homepage_url
+    return page.split("#")[0] + CARD_FRAGMENT
