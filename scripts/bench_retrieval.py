@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Retrieval quality on the handbook: hit@1, hit@5 and MRR for dense-only, lexical-only
-and hybrid search, in one run, over scripts/retrieval_questions.json.
+"""Retrieval quality per site and per language: hit@1, hit@5 and MRR for dense-only,
+lexical-only and hybrid search, and how well `answerable` flags the questions a site
+does not answer, over the callers' question sets in scripts/questions/<site>.json.
 
-    .venv/bin/python scripts/bench_retrieval.py [--site ../shared/corpora/sites/handbook]
+    .venv/bin/python scripts/bench_retrieval.py [--sites handbook xhain demo]
+        [--models e5-small use-m3 minilm] [--keep DIR] [--json]
 
-The site is served on 127.0.0.1 and ingested on the embedded defaults (local MiniLM)
-into a temporary data folder; then every question is asked in every mode. A hit counts
-when the passage comes from one of the question's expected pages. Unanswerable
-questions are listed with what each mode returned first, for reading, not scored.
-Prints JSON; docs/benchmarks.md records it.
+Each site is served on 127.0.0.1 and ingested on the embedded defaults with each local
+model into a temporary data folder (or DIR/<model>, reused when it exists); then every
+question is asked in every mode. A hit counts when a passage within the first k comes
+from one of the question's expected pages. A question with no expected page is one the
+site does not answer: abstention precision is the share of `answerable: false` answers
+that were such questions, recall the share of such questions flagged.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -26,9 +30,16 @@ sys.path.insert(0, str(REPO / "scripts"))
 from serve_site import StaticSite  # noqa: E402
 
 MODES = ("dense", "lexical", "hybrid")
+CORPORA = REPO.parent / "shared" / "corpora" / "sites"
+SITES = {
+    # name: (folder, production hosts rewritten to the local server)
+    "handbook": (CORPORA / "handbook", ("23people.io",)),
+    "xhain": (CORPORA / "xhain", ("x-hain.de",)),
+    "demo": (REPO / "scripts" / "demo_site", ("www.harbourlight.example", "harbourlight.example")),
+}
 
 
-def _metrics(ranks: list[int | None]) -> dict:
+def metrics(ranks: list[int | None]) -> dict:
     n = len(ranks)
     return {
         "questions": n,
@@ -38,59 +49,125 @@ def _metrics(ranks: list[int | None]) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--site", default=str(REPO.parent / "shared/corpora/sites/handbook"))
-    parser.add_argument("--questions", default=str(REPO / "scripts" / "retrieval_questions.json"))
-    args = parser.parse_args()
-    questions = json.loads(Path(args.questions).read_text(encoding="utf-8"))
+def abstention(rows: list[tuple[bool, bool]]) -> dict:
+    """rows: (the site answers it, search said answerable)."""
+    flagged = [answers for answers, said in rows if not said]
+    unanswerable = [said for answers, said in rows if not answers]
+    answerable = [said for answers, said in rows if answers]
+    return {
+        "unanswerable": len(unanswerable),
+        "precision": round(sum(not a for a in flagged) / len(flagged), 3) if flagged else None,
+        "recall": round(sum(not s for s in unanswerable) / len(unanswerable), 3) if unanswerable else None,
+        "answerable_flagged": round(sum(not s for s in answerable) / len(answerable), 3) if answerable else None,
+    }
+
+
+def ingest(site: str, model: str, data_dir: Path) -> dict:
+    """Ingests `site` into data_dir with `model` unless it is already there."""
     os.environ.update(
-        SITEKB_DATA_DIR=tempfile.mkdtemp(prefix="sitekb-retrieval-"),
-        SITEKB_ALLOW_PRIVATE_HOSTS="true",
-        HF_HUB_OFFLINE="1",
+        SITEKB_DATA_DIR=str(data_dir), SITEKB_ALLOW_PRIVATE_HOSTS="true", SITEKB_LOCAL_MODEL=model, HF_HUB_OFFLINE="1"
     )
     os.environ.pop("OPENAI_API_KEY", None)
     from ingest.pipeline import run
     from ingest.settings import load_settings
-    from retrieval.search import Searcher
 
     settings = load_settings()
-    with StaticSite(args.site, rewrite_hosts=("23people.io",)) as site:
-        report = run(site.base + "/", settings, business="handbook")
-    ranks: dict[str, dict[str, list]] = {m: {"all": [], "es": [], "en": []} for m in MODES}
-    misses: dict[str, list] = {m: [] for m in MODES}
-    unanswerable = []
-    with Searcher(settings) as searcher:
+    marker = data_dir / f".ingested-{site}"
+    if marker.exists():
+        return json.loads(marker.read_text())
+    folder, hosts = SITES[site]
+    with StaticSite(str(folder), rewrite_hosts=hosts) as served:
+        started = time.monotonic()
+        report = run(served.base + "/", settings, business=site)
+        seconds = time.monotonic() - started
+    info = {"chunks": report.chunks.total, "embedder": report.embedding.model, "ingest_s": round(seconds, 1)}
+    marker.write_text(json.dumps(info))
+    return info
+
+
+def ask(site: str, questions: list[dict]) -> dict:
+    from ingest.settings import load_settings
+    from retrieval.search import Searcher
+
+    ranks: dict[str, dict[str, list]] = {m: {"all": []} for m in MODES}
+    misses: list[dict] = []
+    said: dict[str, list] = {"all": []}
+    query_ms: list[float] = []
+    with Searcher(load_settings()) as searcher:
         for q in questions:
-            row = {}
             for mode in MODES:
-                hits = searcher.search("handbook", q["question"], 10, mode=mode)
-                paths = [urlsplit(h.url).path for h in hits]
+                started = time.perf_counter()
+                answer = searcher.answer(site, q["question"], 10, mode=mode)
+                if mode == "hybrid":
+                    query_ms.append((time.perf_counter() - started) * 1000)
+                    for group in ("all", q["lang"]):
+                        said.setdefault(group, []).append((bool(q["expected"]), answer.answerable))
                 if not q["expected"]:
-                    row[mode] = f"{hits[0].heading_path} ({paths[0]})" if hits else None
                     continue
+                paths = [urlsplit(h.url).path for h in answer.hits]
                 rank = next((i + 1 for i, p in enumerate(paths) if p in q["expected"]), None)
-                ranks[mode]["all"].append(rank)
-                ranks[mode][q["lang"]].append(rank)
-                if rank is None or rank > 5:
-                    misses[mode].append(
+                for group in ("all", q["lang"]):
+                    ranks[mode].setdefault(group, []).append(rank)
+                if mode == "hybrid" and (rank is None or rank > 5):
+                    misses.append(
                         {"id": q["id"], "question": q["question"], "expected": q["expected"], "got": paths[:3]}
                     )
-            if not q["expected"]:
-                unanswerable.append({"question": q["question"], "top_hit": row})
-    print(
-        json.dumps(
-            {
-                "chunks": report.chunks.total,
-                "embedding": report.embedding.model,
-                "metrics": {m: {lang: _metrics(r) for lang, r in by_lang.items() if r} for m, by_lang in ranks.items()},
-                "misses_at_5": misses,
-                "unanswerable": unanswerable,
-            },
-            indent=2,
-            ensure_ascii=False,
+    query_ms.sort()
+    return {
+        "metrics": {m: {g: metrics(r) for g, r in by.items() if r} for m, by in ranks.items()},
+        "abstention": {g: abstention(rows) for g, rows in said.items()},
+        "query_ms_p50": round(query_ms[len(query_ms) // 2], 1),
+        "misses_at_5": misses,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sites", nargs="*", default=list(SITES))
+    parser.add_argument("--models", nargs="*", default=None, help="local models (default: the configured one)")
+    parser.add_argument("--keep", help="keep each model's data folder under DIR and reuse it next time")
+    parser.add_argument("--questions", default=str(REPO / "scripts" / "questions"), help="folder of <site>.json")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    from ingest.settings import load_settings
+
+    models = args.models or [load_settings().local_model]
+    results = []
+    for model in models:
+        data_dir = Path(args.keep) / model if args.keep else Path(tempfile.mkdtemp(prefix=f"sitekb-retrieval-{model}-"))
+        data_dir.mkdir(parents=True, exist_ok=True)
+        for site in args.sites:
+            folder, _ = SITES[site]
+            questions_file = Path(args.questions) / f"{site}.json"
+            if not folder.exists() or not questions_file.exists():
+                print(
+                    f"note: {site} skipped: {folder if not folder.exists() else questions_file} is missing",
+                    file=sys.stderr,
+                )
+                continue
+            info = ingest(site, model, data_dir)
+            questions = json.loads(questions_file.read_text(encoding="utf-8"))
+            results.append({"site": site, "model": model, **info, **ask(site, questions)})
+    if args.json:
+        print(json.dumps(results, indent=1, ensure_ascii=False))
+        return
+    for r in results:
+        print(
+            f"\n{r['site']} · {r['model']} · {r['chunks']} chunks · ingest {r['ingest_s']} s · query p50 {r['query_ms_p50']} ms"
         )
-    )
+        for mode in MODES:
+            cells = "  ".join(
+                f"{g} {m['hit@1']:.2f}/{m['hit@5']:.2f}/{m['mrr']:.2f} (n={m['questions']})"
+                for g, m in r["metrics"][mode].items()
+            )
+            print(f"  {mode:8} hit@1/hit@5/MRR  {cells}")
+        a = r["abstention"]["all"]
+        print(
+            f"  abstention: {a['unanswerable']} unanswerable, precision {a['precision']}, recall {a['recall']}, "
+            f"answerable flagged {a['answerable_flagged']}"
+        )
+        for miss in r["misses_at_5"]:
+            print(f"  miss #{miss['id']}: {miss['question']}  expected {miss['expected'][0]}  got {miss['got'][:2]}")
 
 
 if __name__ == "__main__":
