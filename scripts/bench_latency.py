@@ -50,13 +50,13 @@ def _percentile(values: list[float], q: float) -> float:
 def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: random.Random) -> dict[str, str]:
     """Fill state and store; returns business -> API key."""
     os.environ["SITEKB_DATA_DIR"] = str(data_dir)
-    from ingest.kb.embed import LocalMiniLM
+    from ingest.kb.embed import make_embedder
     from ingest.kb.state import ChunkRecord, StateStore
     from ingest.kb.store import StoredPoint, open_store
     from ingest.settings import load_settings
 
     settings = load_settings()
-    embedder = LocalMiniLM()
+    embedder = make_embedder(settings)  # the configured local model (SITEKB_LOCAL_MODEL)
     state = StateStore(settings.state_path)
     store = open_store(settings, embedder.id, embedder.dimensions)
     keys = {}
@@ -125,11 +125,11 @@ async def load(
 
 def in_process(data_dir: Path, keys: dict[str, str], queries: list[str], n: int) -> dict:
     os.environ["SITEKB_DATA_DIR"] = str(data_dir)
-    from ingest.kb.embed import LocalMiniLM
+    from ingest.kb.embed import make_embedder
     from ingest.settings import load_settings
     from retrieval.search import Searcher
 
-    embedder = LocalMiniLM()
+    embedder = make_embedder(load_settings())
     embedder.embed_query("warm up")
     vectors = [embedder.embed_query(q) for q in queries]
     embed_ms = []
