@@ -17,7 +17,7 @@ from ingest.kb.embed import Embedder, make_embedder
 from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
 from ingest.kb.lexical import document_terms, query_language, query_terms
 from ingest.kb.state import StateStore
-from ingest.kb.store import RRF_K, Hit, SearchMode, SharedStore, open_existing_store
+from ingest.kb.store import Hit, SearchMode, SharedStore, open_existing_store
 from ingest.settings import Settings, load_settings
 
 MAX_QUERY_CHARS = 1000
@@ -118,19 +118,21 @@ def fusion_weights(
     return 1.0, LEXICAL_WEIGHT if model_languages is None else 1.0
 
 
-def dense_weight(query: str, business_languages: tuple[str, ...], model_languages: tuple[str, ...] | None) -> float:
-    return fusion_weights(language_of(query, business_languages), business_languages, model_languages)[0]
+# Reciprocal-rank fusion's constant (the RRF paper's, and Qdrant's default).
+RRF_K = 60
+# A ranking weighted 0 still orders what only it found, after everything else.
+_FOLLOWING = 1e-9
 
 
 def fuse(rankings: list[tuple[list[Hit], float]], k: int = RRF_K) -> list[Hit]:
-    """Weighted reciprocal-rank fusion; a hit's score is its fused score."""
+    """Weighted reciprocal-rank fusion; a hit's score is its fused score. The hits of
+    a ranking weighted 0 follow the others (a Spanish question to an English-only
+    model: BM25's ranking, then the dense one's)."""
     scores: dict[str, float] = {}
     first: dict[str, Hit] = {}
     for hits, weight in rankings:
-        if weight <= 0:
-            continue
         for rank, hit in enumerate(hits, 1):
-            scores[hit.id] = scores.get(hit.id, 0.0) + weight / (k + rank)
+            scores[hit.id] = scores.get(hit.id, 0.0) + max(weight, _FOLLOWING) / (k + rank)
             first.setdefault(hit.id, hit)
     ranked = sorted(scores, key=lambda pid: -scores[pid])
     return [Hit(id=pid, score=scores[pid], payload=first[pid].payload) for pid in ranked]
@@ -311,15 +313,16 @@ class Searcher:
         if store is None:
             return Answer(hits=[], answerable=False, confidence=0.0)
         query_lang = language_of(query, languages)
-        weights = (1.0, 0.0) if mode == "dense" else (0.0, 1.0) if mode == "lexical" else None
-        if weights is None:
-            weights = fusion_weights(query_lang, languages, getattr(embedder, "languages", None))
-        if vector is None and weights[0] > 0:
+        if vector is None and mode != "lexical":
             vector = self._query_vector(embedder, query)
         dense, lexical = store.rankings(
-            business, vector if weights[0] > 0 else None, query, FUSION_DEPTH, langs=languages
+            business, vector if mode != "lexical" else None, query if mode != "dense" else None, FUSION_DEPTH, languages
         )
-        fused = fuse([(dense, weights[0]), (lexical, weights[1])])
+        if mode == "hybrid":
+            weights = fusion_weights(query_lang, languages, getattr(embedder, "languages", None))
+            fused = fuse([(dense, weights[0]), (lexical, weights[1])])
+        else:
+            fused = fuse([(dense if mode == "dense" else lexical, 1.0)])
         found = [
             SearchHit(
                 text=h.payload.get("text", ""),

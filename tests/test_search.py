@@ -1,6 +1,10 @@
 """How hybrid search weighs its two rankings (retrieval.search)."""
 
-from retrieval.search import CROSS_LANGUAGE_LEXICAL_WEIGHT, LEXICAL_WEIGHT, dense_weight, fusion_weights, language_of
+from retrieval.search import CROSS_LANGUAGE_LEXICAL_WEIGHT, LEXICAL_WEIGHT, fusion_weights, language_of
+
+
+def dense_weight(query: str, business_languages: tuple[str, ...], model_languages) -> float:
+    return fusion_weights(language_of(query, business_languages), business_languages, model_languages)[0]
 
 
 def test_dense_ranking_steps_aside_for_a_language_the_model_was_not_trained_on():

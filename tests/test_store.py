@@ -3,6 +3,7 @@
 import pytest
 
 from ingest.kb.store import EdgeStore, QdrantServerStore, StoredPoint
+from retrieval.search import fuse
 
 
 @pytest.fixture(params=["edge", "qdrant-client"])
@@ -32,10 +33,10 @@ def test_upsert_count_search_delete(store):
         ]
     )
     assert store.count("a") == 2 and store.count("b") == 1
-    hits = store.search("a", [1, 0, 0], "single room", 5)
+    hits = store.search("a", [1, 0, 0], "single room", 5, mode="dense")
     assert hits[0].payload["text"] == "single room costs 85 pounds"
     assert {h.payload["business"] for h in hits} == {"a"}
-    lexical = store.search("a", [0.0, 0.0, 1.0], "555 0199", 1)  # dense is useless here; BM25 finds it
+    lexical = store.search("a", None, "555 0199", 1, mode="lexical")  # a dense vector would be useless here
     assert lexical[0].payload["url"] == "u2"
     store.delete([_point(1, "a", "", [0, 0, 1]).id])
     assert store.point_ids("a") == {_point(2, "a", "", [0, 0, 1]).id}
@@ -95,7 +96,9 @@ def test_dense_weight_zero_lets_the_lexical_ranking_lead(store):
         ]
     )
     # The dense vector points at u1, the words at u2.
-    ranked = [h.payload["url"] for h in store.search("a", [1, 0, 0], "sauna", 2, dense_weight=0.0)]
+    dense = store.search("a", [1, 0, 0], "", 2, mode="dense")
+    lexical = store.search("a", None, "sauna", 2, mode="lexical")
+    ranked = [h.payload["url"] for h in fuse([(dense, 0.0), (lexical, 1.0)])]
     assert ranked[0] == "u2"
     assert "u1" in ranked  # dense results still follow
 

@@ -1,10 +1,11 @@
 """Vector stores behind one small protocol.
 
 `EdgeStore` (default) runs Qdrant's engine in-process (qdrant-edge): HNSW, a
-keyword index on `business`, BM25 sparse vectors with IDF, RRF fusion. Measured
+keyword index on `business`, BM25 sparse vectors with IDF. Measured
 here it answers filtered searches ~500× faster than qdrant-client's local mode,
 which scans every point in Python (docs/architecture.md). `QdrantServerStore` speaks to a Qdrant server (SITEKB_QDRANT_URL)
-with qdrant-client; tests run it in qdrant-client's local mode.
+with qdrant-client; tests run it in qdrant-client's local mode. A store gives one
+ranking at a time (dense or lexical); retrieval.search fuses them.
 
 One collection per embedder identity, so vectors of different models never mix.
 """
@@ -27,8 +28,8 @@ from ingest.settings import Settings
 
 DENSE = "dense"
 SPARSE = "bm25"
-RRF_K = 60
 SearchMode = Literal["hybrid", "dense", "lexical"]
+Ranking = Literal["dense", "lexical"]
 
 
 class StoreError(RuntimeError):
@@ -79,12 +80,12 @@ class VectorStore(Protocol):
         vector: list[float] | None,
         text: str,
         limit: int,
-        mode: SearchMode = "hybrid",
+        mode: Ranking,
         langs: tuple[str, ...] = (),
-        dense_weight: float = 1.0,
     ) -> list[Hit]:
-        """`langs`: the languages the business's chunks were analysed in (ingest.kb.lexical).
-        `dense_weight` scales the dense ranking's share of the fusion (lexical: 1)."""
+        """One ranking: the nearest points to `vector` (dense) or the best BM25 matches
+        for `text` (lexical; `langs`: the languages the business's chunks were analysed
+        in, ingest.kb.lexical). Fusing them is retrieval.search's."""
         ...
 
     def points(self, business: str) -> list[StoredPoint]:
@@ -199,29 +200,20 @@ class EdgeStore(_ScrollReads):
         vector: list[float] | None,
         text: str,
         limit: int,
-        mode: SearchMode = "hybrid",
+        mode: Ranking,
         langs: tuple[str, ...] = (),
-        dense_weight: float = 1.0,
     ) -> list[Hit]:
         flt = _business_filter(business)
-        indices, values = query_terms(text, langs)
-        dense = qe.Query.Nearest(vector, using=DENSE) if vector is not None and mode != "lexical" else None
-        lexical = (
-            qe.Query.Nearest(qe.SparseVector(indices, values), using=SPARSE) if indices and mode != "dense" else None
-        )
-        if dense is None and lexical is None:
-            return []
-        if dense is None or lexical is None:
-            request = qe.QueryRequest(limit=limit, query=dense or lexical, filter=flt, with_payload=True)
+        if mode == "dense":
+            if vector is None:
+                return []
+            query = qe.Query.Nearest(vector, using=DENSE)
         else:
-            fusion = qe.Fusion.Rrf(k=RRF_K, weights=None if dense_weight == 1.0 else [dense_weight, 1.0])
-            request = qe.QueryRequest(
-                limit=limit,
-                query=fusion,
-                filter=flt,
-                with_payload=True,
-                prefetches=[qe.Prefetch(limit=limit * 4, query=q, filter=flt) for q in (dense, lexical)],
-            )
+            indices, values = query_terms(text, langs)
+            if not indices:
+                return []
+            query = qe.Query.Nearest(qe.SparseVector(indices, values), using=SPARSE)
+        request = qe.QueryRequest(limit=limit, query=query, filter=flt, with_payload=True)
         return [
             Hit(id=str(r.id), score=float(r.score), payload=dict(r.payload or {})) for r in self._shard.query(request)
         ]
@@ -306,38 +298,27 @@ class QdrantServerStore(_ScrollReads):
         vector: list[float] | None,
         text: str,
         limit: int,
-        mode: SearchMode = "hybrid",
+        mode: Ranking,
         langs: tuple[str, ...] = (),
-        dense_weight: float = 1.0,
     ) -> list[Hit]:
         m = self._m
-        flt = self._filter(business)
-        indices, values = query_terms(text, langs)
-        queries = []
-        if vector is not None and mode != "lexical":
-            queries.append((vector, DENSE))
-        if indices and mode != "dense":
-            queries.append((m.SparseVector(indices=indices, values=values), SPARSE))
-        if not queries:
-            return []
-        if len(queries) == 1:
-            response = self._client.query_points(
-                self.collection,
-                query=queries[0][0],
-                using=queries[0][1],
-                query_filter=flt,
-                limit=limit,
-                with_payload=True,
-            )
+        if mode == "dense":
+            if vector is None:
+                return []
+            query, using = vector, DENSE
         else:
-            response = self._client.query_points(
-                self.collection,
-                prefetch=[m.Prefetch(query=q, using=u, limit=limit * 4, filter=flt) for q, u in queries],
-                query=m.RrfQuery(rrf=m.Rrf(k=RRF_K, weights=None if dense_weight == 1.0 else [dense_weight, 1.0])),
-                query_filter=flt,
-                limit=limit,
-                with_payload=True,
-            )
+            indices, values = query_terms(text, langs)
+            if not indices:
+                return []
+            query, using = m.SparseVector(indices=indices, values=values), SPARSE
+        response = self._client.query_points(
+            self.collection,
+            query=query,
+            using=using,
+            query_filter=self._filter(business),
+            limit=limit,
+            with_payload=True,
+        )
         return [Hit(id=str(p.id), score=float(p.score), payload=dict(p.payload or {})) for p in response.points]
 
     def close(self) -> None:
@@ -403,14 +384,15 @@ class SharedStore:
             return self._entry.store.search(*args, **kwargs)
 
     def rankings(
-        self, business: str, vector: list[float] | None, text: str, limit: int, langs: tuple[str, ...] = ()
+        self, business: str, vector: list[float] | None, text: str | None, limit: int, langs: tuple[str, ...] = ()
     ) -> tuple[list[Hit], list[Hit]]:
-        """The dense ranking (empty without a vector) and the lexical ranking, read
-        together: no page swap falls between them."""
+        """The dense ranking (empty without a vector) and the lexical ranking (empty
+        without text), read together: no page swap falls between them."""
         with self._entry.lock.shared():
             store = self._entry.store
-            dense = store.search(business, vector, text, limit, mode="dense") if vector is not None else []
-            return dense, store.search(business, None, text, limit, mode="lexical", langs=langs)
+            dense = store.search(business, vector, "", limit, mode="dense") if vector is not None else []
+            lexical = store.search(business, None, text, limit, mode="lexical", langs=langs) if text else []
+            return dense, lexical
 
     def swap(self):
         """Hold while deleting a page's stale chunks and writing its new ones."""

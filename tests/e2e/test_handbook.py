@@ -69,7 +69,7 @@ def test_no_chunk_is_made_of_the_sites_repeated_lines(handbook_runs):
             "Copyright 23people",
             "Inicializando búsqueda",
         ):
-            hits.extend(store.search("handbook", [0.0] * 384, query, 20))
+            hits.extend(store.search("handbook", None, query, 20, mode="lexical"))
     finally:
         store.close()
     bodies = Counter(h.payload["text"].split("\n\n", 1)[-1] for h in hits if "#site-wide" not in h.payload["url"])
