@@ -80,7 +80,8 @@ def index(
 ) -> IndexResult:
     """Reconcile `store` with `documents`: the chunks of a document are replaced where they
     changed, and every chunk of a URL in `gone` (gone, noindex, or now indexed under another
-    URL) is deleted. Stale points of another embedder are deleted from its store, which
+    URL) is deleted, as is every chunk of a made document (URL with a fragment) not in
+    `documents`. Stale points of another embedder are deleted from its store, which
     `open_old(embedder_id)` opens. `guard` is asked before every paid batch; `paid` hears
     of each."""
     result = IndexResult()
@@ -93,7 +94,12 @@ def index(
     stored = records.chunk_urls()
     processed, gone = {d.url for d in documents}, set(gone)
     new_by_id = {k.point_id: k for k in keyed}
-    stale = [pid for pid, url in stored.items() if (url in processed and pid not in new_by_id) or url in gone]
+    # A document under a URL with a fragment (the site-wide document, the contact card)
+    # is made by each run from its pages, never read: one this run did not make is gone.
+    made = {url for url in stored.values() if "#" in url} - processed
+    stale = [
+        pid for pid, url in stored.items() if (url in processed and pid not in new_by_id) or url in gone or url in made
+    ]
     to_add = [k for pid, k in new_by_id.items() if pid not in stored]
     result.chunks.unchanged = sum(1 for pid in new_by_id if pid in stored)
     vectors = _embed(embedder, to_add, records, guard, job, paid, progress)

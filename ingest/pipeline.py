@@ -24,7 +24,7 @@ from ingest.crawl.intake import find_homepage
 from ingest.crawl.signals import follow
 from ingest.crawl.urls import Scope, page_key, prefix_of
 from ingest.crawler import GONE_STATUSES, Crawler, CrawlLog
-from ingest.extract.facts import CARD_FRAGMENT, KINDS, card_markdown, card_url, contact_card
+from ingest.extract.facts import card_markdown, card_url, contact_card
 from ingest.extract.html import parse_html
 from ingest.extract.templates import strip_templates
 from ingest.kb.embed import CreditExhausted, EmbedderError, Embeddings, QuotaExceeded, make_embedder
@@ -476,11 +476,6 @@ def _index(
     kept = [f for f in state.sources.facts_of_source(source_id) if f.url not in read and f.url not in gone]
     card = contact_card([(d.url, d.facts) for d in documents] + [(f.url, (f,)) for f in kept])
     card_doc = _card_document(card, documents, crawl.homepage_url)
-    old_cards = {
-        c.url
-        for c in state.chunks.of(source_id).values()
-        if c.url.endswith(CARD_FRAGMENT) and c.url != (card_doc and card_doc.url)
-    }
     embedder = make_embedder(settings)
     report.embedding.model = embedder.model
 
@@ -496,7 +491,7 @@ def _index(
             indexer.Records(state, business, source_id),
             store,
             embedder,
-            gone={*crawl.gone, *crawl.superseded, *old_cards},
+            gone=gone,
             open_old=lambda embedder_id: open_existing_store(settings, embedder_id),
             guard=guard,
             job=job,
@@ -508,7 +503,7 @@ def _index(
     report.chunks = result.chunks
     report.warnings.extend(result.warnings)
     state.sources.set_facts(source_id, card)
-    report.facts = {kind: sum(f.kind == kind for f in card) for kind in KINDS if any(f.kind == kind for f in card)}
+    report.facts = dict(Counter(f.kind for f in card))  # the card lists its facts kind by kind
 
 
 def _card_document(card: list[Fact], documents: list[Document], homepage_url: str) -> Document | None:

@@ -312,3 +312,37 @@ def test_a_canonical_off_the_site_is_shown_whole_in_the_warning(site_dir_server,
     report = run(site_dir_server.base + "/", settings, business="b")
     assert report.misconfigured == {"canonical_offsite": 4}
     assert "(e.g. / -> https://production.example/, /faq/ -> https://production.example/)" in report.warnings[0]
+
+
+def test_a_made_document_the_run_no_longer_makes_leaves_with_its_chunks(site_dir_server, settings):
+    """The site-wide document and the contact card are rebuilt by every run; when the
+    footer that fed them is gone, so are their chunks."""
+    footer = (
+        '<footer><p>Harbour Bakery, open daily</p><p>Call <a href="tel:+441736555019">01736 555019</a></p></footer>'
+    )
+
+    def site(with_footer: bool) -> dict[str, str]:
+        nav = '<nav><a href="/">Home</a> <a href="/bread/">Bread</a> <a href="/cakes/">Cakes</a> <a href="/about/">About</a></nav>'
+        return {
+            f"{path}index.html": f"<html><body>{nav}<main><h1>{name}</h1><p>{prose(name, i)}</p></main>"
+            f"{footer if with_footer else ''}</body></html>"
+            for i, (path, name) in enumerate(
+                (("", "home"), ("bread/", "bread"), ("cakes/", "cakes"), ("about/", "about"))
+            )
+        }
+
+    _write_pages(site_dir_server.root_dir, site(with_footer=True))
+    run(site_dir_server.base + "/", settings, business="m")
+    made = {url.split("#")[1] for url in _all_chunk_urls(settings, "m") if "#" in url}
+    assert made == {"site-wide", "contact-card"}
+    _write_pages(site_dir_server.root_dir, site(with_footer=False))
+    after = run(site_dir_server.base + "/", settings, business="m")
+    assert not [url for url in _all_chunk_urls(settings, "m") if "#" in url] and after.facts == {}
+
+
+def _all_chunk_urls(settings, business: str) -> list[str]:
+    state = StateStore(settings.state_path)
+    try:
+        return [c.url for s in state.sources.of(business) for c in state.chunks.of(s.id).values()]
+    finally:
+        state.close()
