@@ -211,7 +211,7 @@ def _from_links(anchors, url: str) -> list[Fact]:
         elif lower.startswith(("http://", "https://", "/")) and _BOOKING_WORDS.search(a.get_text(" ", strip=True)):
             text = _clean(a.get_text(" ", strip=True), MAX_LABEL_CHARS)
             if len(text.split()) <= 5:
-                facts.append(Fact("booking", href if lower.startswith("http") else href, text, url))
+                facts.append(Fact("booking", href, text, url))
     return facts
 
 
@@ -396,14 +396,29 @@ def page_facts(found: list[Fact], text: str, url: str) -> tuple[Fact, ...]:
     chrome, as Markdown) states, each once."""
     unique: dict[str, Fact] = {}
     for fact in found + _from_text(text, url):
-        known = unique.get(fact.key())
-        if known is None or (fact.label and not known.label) or (fact.structured and not known.structured):
-            unique[fact.key()] = replace(
-                fact,
-                label=fact.label or (known.label if known else ""),
-                structured=fact.structured or bool(known and known.structured),
-            )
+        unique[fact.key()] = _merge(unique.get(fact.key()), fact)
     return tuple(unique.values())
+
+
+def _merge(known: Fact | None, fact: Fact) -> Fact:
+    """One fact met twice: the newer wins when it is read on a contact page the other
+    is not, or adds a label or structured data; the merged fact keeps the label, the
+    structured mark and the contact page either had."""
+    if known is None:
+        return fact
+    if not (
+        (_on_contact_page(fact.url) and not _on_contact_page(known.url))
+        or (fact.label and not known.label)
+        or (fact.structured and not known.structured)
+    ):
+        return known
+    keep_page = _on_contact_page(known.url) and not _on_contact_page(fact.url)
+    return replace(
+        fact,
+        label=fact.label or known.label,
+        structured=fact.structured or known.structured,
+        url=known.url if keep_page else fact.url,
+    )
 
 
 _CONTACT_PATH = re.compile(
@@ -413,32 +428,20 @@ _CONTACT_PATH = re.compile(
 )
 
 
+def _on_contact_page(url: str) -> bool:
+    return bool(_CONTACT_PATH.search(urlsplit(url).path))
+
+
 def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
     """The site's facts, merged over its pages: each fact once, with the number of pages
     stating it, the page it is best read on (a contact or legal page over any other),
     structured data first, then facts the most pages state; at most MAX_PER_KIND a kind."""
     counts: Counter[str] = Counter()
     best: dict[str, Fact] = {}
-    for url, facts in pages:
+    for _, facts in pages:
         for fact in facts:
-            key = fact.key()
-            counts[key] += 1
-            known = best.get(key)
-            contact_page = bool(_CONTACT_PATH.search(urlsplit(url).path))
-            if (
-                known is None
-                or (contact_page and not _CONTACT_PATH.search(urlsplit(known.url).path))
-                or (fact.label and not known.label)
-                or (fact.structured and not known.structured)
-            ):
-                merged = replace(
-                    fact,
-                    label=fact.label or (known.label if known else ""),
-                    structured=fact.structured or bool(known and known.structured),
-                )
-                if known is not None and not contact_page and _CONTACT_PATH.search(urlsplit(known.url).path):
-                    merged = replace(merged, url=known.url)
-                best[key] = merged
+            counts[fact.key()] += 1
+            best[fact.key()] = _merge(best.get(fact.key()), fact)
     card: list[Fact] = []
     for kind in KINDS:
         ranked = sorted(
@@ -477,7 +480,7 @@ def _the_business(fact: Fact, pages: int, site_pages: int) -> bool:
     """A fact speaks for the business when the site gives it in structured data, on a
     contact or legal page, or on many pages (its header or footer; on a small site, most
     of them): an address in a blog post is someone else's."""
-    if fact.structured or _CONTACT_PATH.search(urlsplit(fact.url).path):
+    if fact.structured or _on_contact_page(fact.url):
         return True
     return pages >= MIN_PAGES_FOR_FACT or (pages >= 2 and 2 * pages > site_pages)
 

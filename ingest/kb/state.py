@@ -10,7 +10,7 @@ import hashlib
 import json
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ingest.kb.db import connect
@@ -123,16 +123,18 @@ class SourceRecords(_Records):
         """The source's contact card, replaced whole by each run that indexes it."""
         self._db.execute(
             "UPDATE sources SET facts=? WHERE id=?",
-            (json.dumps([f.to_dict() | {"structured": f.structured} for f in facts], ensure_ascii=False), source_id),
+            (json.dumps([asdict(f) for f in facts], ensure_ascii=False), source_id),
         )
 
     def facts_of_source(self, source_id: int) -> list[Fact]:
-        row = self._db.execute("SELECT facts FROM sources WHERE id=?", (source_id,)).fetchone()
-        return [Fact(**item) for item in json.loads((row and row[0]) or "[]")]
+        return self._facts("id", source_id)
 
     def facts_of(self, business: str) -> list[Fact]:
         """The contact cards of the business's sites, in the order the sites were added."""
-        rows = self._db.execute("SELECT facts FROM sources WHERE business=? ORDER BY id", (business,))
+        return self._facts("business", business)
+
+    def _facts(self, column: str, value) -> list[Fact]:
+        rows = self._db.execute(f"SELECT facts FROM sources WHERE {column}=? ORDER BY id", (value,))
         return [Fact(**item) for (text,) in rows for item in json.loads(text or "[]")]
 
     def ensure(self, business: str, site: str) -> int:
