@@ -142,6 +142,38 @@ def fuse(rankings: list[tuple[list[Hit], float]], k: int = RRF_K) -> list[Hit]:
 QUERY_CACHE_SIZE = 2048
 
 
+def one_slot_per_page(hits: list[Hit], translation_of: dict[str, str], lang: str | None) -> list[Hit]:
+    """A page and its translations (hreflang) take one result slot: the best-ranked of
+    them, shown in the question's language when a translation in it was found too.
+    Further passages of the page shown keep their own ranks; the other translations go."""
+    group_of = {h.id: translation_of.get(h.payload.get("url", ""), h.payload.get("url", "")) for h in hits}
+    shown: dict[str, str] = {}  # translation set -> the URL shown for it
+    kept: list[Hit] = []
+    used: set[str] = set()
+    for hit in hits:
+        if hit.id in used:
+            continue
+        group, url = group_of[hit.id], hit.payload.get("url", "")
+        if group not in shown:
+            if lang and hit.payload.get("lang", "").split("-")[0] != lang:
+                hit = next(
+                    (
+                        h
+                        for h in hits
+                        if group_of[h.id] == group
+                        and h.id not in used
+                        and h.payload.get("lang", "").split("-")[0] == lang
+                    ),
+                    hit,
+                )
+            shown[group] = hit.payload.get("url", "")
+        elif url != shown[group]:
+            continue
+        used.add(hit.id)
+        kept.append(hit)
+    return kept
+
+
 @dataclass(frozen=True)
 class AnswerSignals:
     """What says whether the best passages answer the question (answer_confidence)."""
@@ -249,6 +281,8 @@ class Searcher:
         self._lock = threading.Lock()
         self._state: StateStore | None = None  # one connection, opened on first use
         self._vectors: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+        # business -> (its last run, URL -> its translation set), refreshed after each run
+        self._translations: dict[str, tuple[int, dict[str, str]]] = {}
 
     def __enter__(self) -> Searcher:
         return self
@@ -279,6 +313,9 @@ class Searcher:
                 self._state = StateStore(self.settings.state_path, shared=True)
             embedder_id = self._state.businesses.embedder_of(business)
             scheme, languages = self._state.businesses.lexical_of(business)
+            run = self._state.sources.last_run(business)
+            if self._translations.get(business, (None,))[0] != run:
+                self._translations[business] = (run, self._state.pages.translations(business))
         if embedder_id is None:
             raise UnknownBusiness(
                 f"no knowledge base for {business!r}; run `ingest run SITE --business {business}` first"
@@ -327,6 +364,7 @@ class Searcher:
             fused = fuse([(dense, weights[0]), (lexical, weights[1])])
         else:
             fused = fuse([(dense if mode == "dense" else lexical, 1.0)])
+        fused = one_slot_per_page(fused, self._translations.get(business, (0, {}))[1], query_lang)
         found = [
             SearchHit(
                 text=h.payload.get("text", ""),

@@ -1,6 +1,13 @@
 """How hybrid search weighs its two rankings (retrieval.search)."""
 
-from retrieval.search import CROSS_LANGUAGE_LEXICAL_WEIGHT, LEXICAL_WEIGHT, fusion_weights, language_of
+from ingest.kb.store import Hit
+from retrieval.search import (
+    CROSS_LANGUAGE_LEXICAL_WEIGHT,
+    LEXICAL_WEIGHT,
+    fusion_weights,
+    language_of,
+    one_slot_per_page,
+)
 
 
 def dense_weight(query: str, business_languages: tuple[str, ...], model_languages) -> float:
@@ -25,3 +32,26 @@ def test_lexical_steps_mostly_aside_for_a_question_in_a_language_the_site_lacks(
     # An English-only model cannot read them either: BM25 keeps its whole weight.
     assert fusion_weights("en", ("es",), ("en",)) == (1.0, 1.0)
     assert language_of("영업시간이 어떻게 되나요?", ("en",)) == "ko"
+
+
+def _hit(pid: str, url: str, lang: str) -> Hit:
+    return Hit(id=pid, score=1.0, payload={"url": url, "lang": lang})
+
+
+def test_a_page_and_its_translations_take_one_slot_in_the_questions_language():
+    translation_of = {"/de/preise/": "/de/preise/", "/en/prices/": "/de/preise/", "/tr/fiyat/": "/de/preise/"}
+    hits = [
+        _hit("1", "/en/prices/", "en"),
+        _hit("2", "/tr/fiyat/", "tr"),
+        _hit("3", "/en/about/", "en"),
+        _hit("4", "/de/preise/", "de"),
+        _hit("5", "/en/prices/", "en"),
+    ]
+    # A German question: the German prices page takes the first slot; the other translations go.
+    assert [h.id for h in one_slot_per_page(hits, translation_of, "de")] == ["4", "3"]
+    # An English question: the English page keeps its slot, and its second passage its rank.
+    assert [h.id for h in one_slot_per_page(hits, translation_of, "en")] == ["1", "3", "5"]
+    # A question in a language the site lacks: the best-ranked translation answers it.
+    assert [h.id for h in one_slot_per_page(hits, translation_of, "ko")] == ["1", "3", "5"]
+    # Pages without translations are untouched.
+    assert one_slot_per_page(hits, {}, "de") == hits

@@ -119,6 +119,11 @@ class BusinessRecords(_Records):
 class SourceRecords(_Records):
     """Sources: a business's sites, their status and refresh history."""
 
+    def last_run(self, business: str) -> int:
+        """The newest run over the business's sites (0: none): what it answers changes with it."""
+        row = self._db.execute("SELECT MAX(last_run_id) FROM sources WHERE business=?", (business,)).fetchone()
+        return row[0] or 0
+
     def set_facts(self, source_id: int, facts: list[Fact]) -> None:
         """The source's contact card, replaced whole by each run that indexes it."""
         self._db.execute(
@@ -227,6 +232,27 @@ class PageRecords(_Records):
             "INSERT OR REPLACE INTO alternates (source_id, url, lang, alternate_url) VALUES (?, ?, ?, ?)",
             [(source_id, url, lang, alt) for lang, alt in alternates],
         )
+
+    def translations(self, business: str) -> dict[str, str]:
+        """URL -> the first URL (in sort order) of the set of pages that are each other's
+        translations, over the business's hreflang links. Pages without any are absent."""
+        parent: dict[str, str] = {}
+
+        def root(url: str) -> str:
+            while parent.setdefault(url, url) != url:
+                url = parent[url]
+            return url
+
+        rows = self._db.execute(
+            "SELECT url, alternate_url FROM alternates JOIN sources ON sources.id = alternates.source_id "
+            "WHERE sources.business=? AND alternates.lang != 'x-default'",  # often one page for all
+            (business,),
+        )
+        for url, alternate in rows:
+            a, b = root(url), root(alternate)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+        return {url: root(url) for url in parent}
 
     def alternates(self, source_id: int) -> dict[str, dict[str, str]]:
         """url -> {language: URL of that translation}."""

@@ -14,6 +14,7 @@ from serve_site import StaticSite
 from ingest.cli import main
 from ingest.kb.state import StateStore
 from ingest.pipeline import run
+from retrieval.search import Searcher
 
 
 class Crawl:
@@ -182,6 +183,18 @@ def test_translations_reached_only_through_hreflang_are_kept_and_linked(crawl):
         state.close()
     assert alternates[f"{c.site.base}/prices/"] == {"de": f"{c.site.base}/de/preise/"}
     assert alternates[f"{c.site.base}/de/preise/"] == {"en": f"{c.site.base}/prices/"}
+
+
+def test_a_page_and_its_translation_take_one_slot_in_the_questions_language(crawl):
+    c = crawl("hreflang")
+    c.run()
+    translated = {f"/{en}/": f"/de/{de}/" for en, de in (("prices", "preise"), ("opening-hours", "oeffnungszeiten"))}
+    with Searcher(c.settings) as searcher:
+        german = [urlsplit(h.url).path for h in searcher.search("quirk", "Was kosten die Preise bei euch?", 10)]
+        english = [urlsplit(h.url).path for h in searcher.search("quirk", "What are your prices?", 10)]
+    for en, de in translated.items():
+        assert en not in german and de not in english  # never both: one slot, in the question's language
+    assert "/de/preise/" in german[:3] and "/prices/" in english[:3]
 
 
 def test_noindex_is_obeyed_and_a_rule_taking_most_pages_warns(crawl):
