@@ -36,6 +36,9 @@ SITES = {
     "handbook": (CORPORA / "handbook", ("23people.io",)),
     "xhain": (CORPORA / "xhain", ("x-hain.de",)),
     "demo": (REPO / "scripts" / "demo_site", ("www.harbourlight.example", "harbourlight.example")),
+    # Written for evaluation by someone who never saw the code (scripts/answer_sites/).
+    "dentist": (REPO / "scripts" / "answer_sites" / "dentist", ("www.gulumsedis.example",)),
+    "tapas": (REPO / "scripts" / "answer_sites" / "tapas", ("www.lataberna-sevilla.example",)),
 }
 
 
