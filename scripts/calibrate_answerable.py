@@ -89,7 +89,10 @@ def main() -> None:
     parser.add_argument("--models", nargs="*", default=None)
     parser.add_argument("--keep")
     parser.add_argument("--features", nargs="*", default=FEATURES[:], help="fit on these signals only")
+    parser.add_argument("--max-flagged", type=float, default=0.05, help="share of answerable questions flagged")
     args = parser.parse_args()
+    global MAX_FLAGGED_ANSWERABLE
+    MAX_FLAGGED_ANSWERABLE = args.max_flagged
     FEATURES[:] = args.features
     from ingest.settings import load_settings
     from retrieval.search import Searcher
