@@ -3,6 +3,7 @@
 
     .venv/bin/python scripts/bench_latency.py [--layout 1x2000 --layout 100x1000] [--clients 8] [--requests 2000]
 
+Every request asks a question not asked before (the server caches query vectors).
 For each layout (businesses x chunks each) a knowledge base is built in a temporary data
 folder on the embedded defaults: chunk texts are sentences drawn from the bundled
 sample site's words, vectors are random unit vectors (HNSW and filtering cost the
@@ -165,7 +166,14 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(7)
     vocab = _vocabulary()
-    queries = [" ".join(rng.choice(vocab) for _ in range(rng.randint(3, 8))) for _ in range(500)]
+    # Every request asks a question not asked before: the server caches query vectors,
+    # and a repeated question would measure the cache, not the model.
+    levels = args.clients or [1, 4, 8]
+    needed = 50 + args.requests * len(levels)
+    queries = list(
+        dict.fromkeys(" ".join(rng.choice(vocab) for _ in range(rng.randint(3, 8))) for _ in range(needed * 2))
+    )
+    assert len(queries) >= needed, "the vocabulary is too small for that many distinct questions"
     results = []
     for layout in args.layout or ["1x2000", "100x1000"]:
         businesses, chunks = (int(x) for x in layout.split("x"))
@@ -188,10 +196,11 @@ def main() -> None:
                     break
                 except httpx.ConnectError:
                     time.sleep(0.1)
-            asyncio.run(load(base, keys, queries, 4, 50))  # warm-up: model load, caches
+            asyncio.run(load(base, keys, queries[:50], 4, 50))  # warm-up: model load, caches
             http = {}
-            for clients in args.clients or [1, 4, 8]:
-                latencies, seconds = asyncio.run(load(base, keys, queries, clients, args.requests))
+            for level, clients in enumerate(levels):
+                fresh = queries[50 + level * args.requests : 50 + (level + 1) * args.requests]
+                latencies, seconds = asyncio.run(load(base, keys, fresh, clients, args.requests))
                 http[f"{clients}_clients"] = {
                     "p50_ms": _percentile(latencies, 0.5),
                     "p95_ms": _percentile(latencies, 0.95),
