@@ -98,6 +98,9 @@ class Fact:
         if self.kind in ("phone", "whatsapp"):
             digits = re.sub(r"\D", "", self.value)
             return f"{self.kind}:{digits[-9:]}"  # "+49 30 1234567" and "030 1234567" are one number
+        numbers = re.findall(r"\d+", self.value)
+        if self.kind == "address" and len(numbers) >= 2:
+            return f"address:{'/'.join(numbers[:2])}"  # "C/ Pelay y Correa, 31, 41010" and "Calle Pelay…, 31, 41010"
         return f"{self.kind}:{' '.join(self.value.lower().split())}"
 
     def to_dict(self) -> dict:

@@ -4,6 +4,8 @@ from ingest.kb.store import Hit
 from retrieval.search import (
     CROSS_LANGUAGE_LEXICAL_WEIGHT,
     LEXICAL_WEIGHT,
+    SearchHit,
+    collapse_near_duplicates,
     fusion_weights,
     language_of,
     one_slot_per_page,
@@ -55,3 +57,13 @@ def test_a_page_and_its_translations_take_one_slot_in_the_questions_language():
     assert [h.id for h in one_slot_per_page(hits, translation_of, "ko")] == ["1", "3", "5"]
     # Pages without translations are untouched.
     assert one_slot_per_page(hits, {}, "de") == hits
+
+
+def test_one_page_takes_at_most_three_slots_and_near_copies_one():
+    def hit(url: str, text: str) -> SearchHit:
+        return SearchHit(text=f"Heading\n\n{text}", heading_path="", url=url, title="", score=1.0, position=0)
+
+    hits = [hit("/ko/", f"passage number {i} of the summary page") for i in range(5)]
+    hits += [hit("/tr/sss/", "sedation is offered"), hit("/tr/copy/", "passage number 0 of the summary page")]
+    kept = collapse_near_duplicates(hits, 5)
+    assert [h.url for h in kept] == ["/ko/", "/ko/", "/ko/", "/tr/sss/"]

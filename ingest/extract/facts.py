@@ -22,6 +22,7 @@ from ingest.models import Fact
 
 KINDS: tuple[str, ...] = ("phone", "whatsapp", "email", "address", "hours", "booking")
 MAX_PER_KIND = 6
+MAX_HOURS = 10  # opening hours often take a line a day
 MAX_VALUE_CHARS = 200
 MAX_LABEL_CHARS = 40
 # A fact found on no contact page and in no structured data is the business's when
@@ -117,6 +118,7 @@ _ADDRESS_WORDS = re.compile(
     r"^\s*(address|adresse|anschrift|dirección|direccion|adres|주소|visit us|find us|so finden sie uns)\s*[:：]",
     re.IGNORECASE,
 )
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _POSTCODE_LINE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+\w[\w .'-]{1,40}$")
 _STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
 _BOOKING_WORDS = re.compile(
@@ -356,7 +358,8 @@ def _from_text(text: str, url: str) -> list[Fact]:
     """Labelled lines: a phone word before a number, an hours word or day name before a
     time range, an address word, or a street line followed by a postcode line."""
     facts: list[Fact] = []
-    lines = [_clean(line.replace("*", " ").replace("#", " ")) for line in text.splitlines()]
+    # A table row reads as its cells: "| Cuma | 09:00 – 19:00 |" -> "Cuma 09:00 – 19:00".
+    lines = [_clean(re.sub(r"[*#|]", " ", line)) for line in text.splitlines() if not _TABLE_RULE.match(line)]
     lines = [line for line in lines if line]
     for i, line in enumerate(lines):
         if len(line) > 300:
@@ -452,7 +455,7 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
             ),
             key=lambda f: (not f.structured, -f.pages, f.url, f.value),
         )
-        card.extend(ranked[:MAX_PER_KIND])
+        card.extend(ranked[: MAX_HOURS if kind == "hours" else MAX_PER_KIND])
     return card
 
 
