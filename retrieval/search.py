@@ -84,6 +84,8 @@ def collapse_near_duplicates(hits: list[SearchHit], limit: int) -> list[SearchHi
 
 # How far down each ranking fusion looks. *ours*
 FUSION_DEPTH = 40
+# Query vectors kept per process: callers ask the same few things. *ours*
+QUERY_CACHE_SIZE = 2048
 # A question in a language the site is not written in shares few words with it: the
 # lexical ranking then keeps this share of its weight (names and numbers still match).
 # On the handbook's English questions (Spanish site, e5-small) BM25 alone finds 61% in
@@ -105,6 +107,11 @@ def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
     return query_language(query, {*business_languages, "en"} - {""})
 
 
+def site_languages(business_languages: tuple[str, ...]) -> set[str]:
+    """`("es-CL", "en", "")` -> `{"es", "en"}`."""
+    return {lang.split("-")[0] for lang in business_languages if lang}
+
+
 def fusion_weights(
     query_lang: str | None, business_languages: tuple[str, ...], model_languages: tuple[str, ...] | None
 ) -> tuple[float, float]:
@@ -114,9 +121,9 @@ def fusion_weights(
     (on the handbook's Spanish questions all-MiniLM-L6-v2 alone finds 79% in the top 5,
     BM25 alone 97%, the two fused 88%); lexical mostly steps aside for a query in a
     language none of the site's pages is written in, when the model reads the site's
-    languages (an English-only model on a Spanish site keeps BM25 whole). A query of unclear language keeps
-    both. *ours*"""
-    site = {lang.split("-")[0] for lang in business_languages if lang}
+    languages (an English-only model on a Spanish site keeps BM25 whole). A query of
+    unclear language keeps both. *ours*"""
+    site = site_languages(business_languages)
     if query_lang is None:
         return 1.0, LEXICAL_WEIGHT if model_languages is None else 1.0
     if model_languages is not None and query_lang not in model_languages:
@@ -145,9 +152,6 @@ def fuse(rankings: list[tuple[list[Hit], float]], k: int = RRF_K) -> list[Hit]:
             first.setdefault(hit.id, hit)
     ranked = sorted(scores, key=lambda pid: -scores[pid])
     return [Hit(id=pid, score=scores[pid], payload=first[pid].payload) for pid in ranked]
-
-
-QUERY_CACHE_SIZE = 2048
 
 
 def one_slot_per_page(hits: list[Hit], translation_of: dict[str, str], lang: str | None) -> list[Hit]:
@@ -388,7 +392,7 @@ class Searcher:
             for h in fused
         ]
         hits = collapse_near_duplicates(found, k)
-        site = {lang.split("-")[0] for lang in languages if lang}
+        site = site_languages(languages)
         cross = bool(site) and query_lang is not None and query_lang not in site
         signals = answer_signals(query, dense, lexical, fused, languages, cross)
         confidence, threshold = answer_confidence(signals, embedder.model)
