@@ -85,3 +85,22 @@ def test_a_page_in_another_language_than_it_declares_is_read_in_its_own():
     assert text_language("1 So 2 Mo 3 Di 4 Mi 5 Do 6 Fr 7 Sa 8 So 9 Mo 10 Di " * 5, "de") == "de"  # a calendar
     assert text_language("영업시간은 오전 9시부터 오후 6시까지입니다.", "en") == "ko"
     assert text_language("kurz", "") == ""
+
+
+def test_a_label_stays_with_its_page_and_the_contact_page_is_the_one_shown():
+    contact = parse_html(
+        page(
+            "<h1>Kontakt</h1><p>info@example.de</p><h2>Telefon</h2><p>Wir gehen selten ran.</p><p>+49 30-57714272</p>"
+        ),
+        "https://example.de/de/contact/",
+    )
+    blog = parse_html(
+        page('<h1>Post</h1><p>Schreib <a href="mailto:info@example.de">kurze Mail an Felix</a></p>'),
+        "https://example.de/de/blog/2016/",
+    )
+    about = parse_html(page("<h1>Über uns</h1><p>Mail: info@example.de</p>"), "https://example.de/de/about/")
+    card = contact_card([(d.url, d.facts) for d in (blog, about, contact)])
+    email = next(f for f in card if f.value == "info@example.de")
+    assert email.url == "https://example.de/de/contact/" and email.label == ""  # not "kurze Mail an Felix"
+    # A number on its own line under a "Telefon" heading, a paragraph between them.
+    assert ("phone", "+49 30-57714272") in {(f.kind, f.value) for f in contact.facts}

@@ -151,6 +151,8 @@ _KIND_WORDS = {w.lower() for labels in LABELS.values() for w in labels.values()}
     "tel",
     "tel.",
     "phone",
+    "telephone",
+    "telefonnummer",
     "email",
     "e-mail",
     "mail",
@@ -359,8 +361,17 @@ def _from_text(text: str, url: str) -> list[Fact]:
     time range, an address word, or a street line followed by a postcode line."""
     facts: list[Fact] = []
     # A table row reads as its cells: "| Cuma | 09:00 – 19:00 |" -> "Cuma 09:00 – 19:00".
-    lines = [_clean(re.sub(r"[*#|]", " ", line)) for line in text.splitlines() if not _TABLE_RULE.match(line)]
-    lines = [line for line in lines if line]
+    lines: list[str] = []
+    section: list[str] = []  # the heading each line stands under
+    heading = ""
+    for raw in text.splitlines():
+        line = _clean(re.sub(r"[*#|]", " ", raw))
+        if not line or _TABLE_RULE.match(raw):
+            continue
+        if raw.lstrip().startswith("#"):
+            heading = line
+        lines.append(line)
+        section.append(heading)
     for i, line in enumerate(lines):
         if len(line) > 300:
             continue
@@ -370,6 +381,10 @@ def _from_text(text: str, url: str) -> list[Fact]:
                 if value:
                     label = _short_label(line[: match.start()])
                     facts.append(Fact("phone", value, label, url))
+        elif _PHONE.fullmatch(line) and (_phone_heading(section[i]) or (i > 0 and _phone_heading(lines[i - 1]))):
+            value = _plausible_phone(line)  # the number on its own line, under "## Telefon" or after "Phone"
+            if value:
+                facts.append(Fact("phone", value, "", url))
         for match in _EMAIL.finditer(line):
             facts.append(Fact("email", match.group(1).rstrip("."), "", url))
         if _TIME_RANGE.search(line) and (_DAY.search(line) or _HOURS_WORDS.search(line)):
@@ -389,6 +404,10 @@ def _from_text(text: str, url: str) -> list[Fact]:
     return facts
 
 
+def _phone_heading(line: str) -> bool:
+    return len(line) <= MAX_LABEL_CHARS and bool(_PHONE_WORDS.search(line)) and not _FAX.search(line)
+
+
 def tag_facts(anchors, scripts, itemprops, url: str) -> list[Fact]:
     """Facts from a page's links, JSON-LD and microdata: read before the page is cleaned."""
     return _from_links(anchors, url) + _from_json_ld(scripts, url) + _from_microdata(itemprops, url)
@@ -404,35 +423,39 @@ def page_facts(found: list[Fact], text: str, url: str) -> tuple[Fact, ...]:
 
 
 def _merge(known: Fact | None, fact: Fact) -> Fact:
-    """One fact met twice: the newer wins when it is read on a contact page the other
-    is not, or adds a label or structured data; the merged fact keeps the label, the
-    structured mark and the contact page either had."""
+    """One fact met twice: the newer wins when its page is more contact-like (a contact
+    page over a legal or about page over any other), or when it adds a label or
+    structured data. It is shown as the more contact-like page states it; a label comes
+    only from the page shown (an old blog post's "mail to Felix" is no label for the
+    contact page's address)."""
     if known is None:
         return fact
     if not (
-        (_on_contact_page(fact.url) and not _on_contact_page(known.url))
+        _contact_rank(fact.url) > _contact_rank(known.url)
         or (fact.label and not known.label)
         or (fact.structured and not known.structured)
     ):
         return known
-    keep_page = _on_contact_page(known.url) and not _on_contact_page(fact.url)
+    shown, other = (known, fact) if _contact_rank(known.url) > _contact_rank(fact.url) else (fact, known)
     return replace(
-        fact,
-        label=fact.label or known.label,
+        shown,
+        label=shown.label or (other.label if other.url == shown.url else ""),
         structured=fact.structured or known.structured,
-        url=known.url if keep_page else fact.url,
     )
 
 
 _CONTACT_PATH = re.compile(
-    r"contact|kontakt|contacto|contatto|iletisim|iletişim|impressum|imprint|legal|aviso|about|ueber|über|"
-    r"getting-here|anfahrt|find-us|location|visit|hours|öffnungszeiten|horario|오시는|연락",
+    r"contact|kontakt|contacto|contatto|iletisim|iletişim|getting-here|anfahrt|find-us|location|visit|hours|"
+    r"öffnungszeiten|horario|오시는|연락",
     re.IGNORECASE,
 )
+_LEGAL_PATH = re.compile(r"impressum|imprint|legal|aviso|kunye|künye|about|ueber|über", re.IGNORECASE)
 
 
-def _on_contact_page(url: str) -> bool:
-    return bool(_CONTACT_PATH.search(urlsplit(url).path))
+def _contact_rank(url: str) -> int:
+    """2 on a contact page, 1 on a legal or about page, 0 elsewhere."""
+    path = urlsplit(url).path
+    return 2 if _CONTACT_PATH.search(path) else 1 if _LEGAL_PATH.search(path) else 0
 
 
 def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
@@ -483,7 +506,7 @@ def _the_business(fact: Fact, pages: int, site_pages: int) -> bool:
     """A fact speaks for the business when the site gives it in structured data, on a
     contact or legal page, or on many pages (its header or footer; on a small site, most
     of them): an address in a blog post is someone else's."""
-    if fact.structured or _on_contact_page(fact.url):
+    if fact.structured or _contact_rank(fact.url):
         return True
     return pages >= MIN_PAGES_FOR_FACT or (pages >= 2 and 2 * pages > site_pages)
 
