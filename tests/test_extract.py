@@ -577,3 +577,18 @@ def test_a_refresh_or_hreflang_that_is_no_url_is_ignored():
         "https://a.com/",
     )
     assert doc.refresh is None and doc.alternates == ()
+
+
+def test_a_posts_title_above_its_article_in_main_is_kept():
+    html = (
+        "<html><body><header><nav><a href='/'>Home</a></nav></header><main>"
+        "<h1>xHain vs. Virus - space rules</h1><p class='date'>2020-06-29</p>"
+        "<article><p>"
+        + "Wir haben uns auf die folgenden Regeln für die Wieder-Eröffnung geeinigt. "
+        * 8
+        + "</p></article>"
+        "</main><footer><p>Impressum</p></footer></body></html>"
+    )
+    doc = parse_html(html, "https://x-hain.de/de/blog/space-rules/")
+    assert doc.markdown.startswith("# xHain vs. Virus - space rules")
+    assert "Impressum" not in doc.markdown

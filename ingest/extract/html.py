@@ -388,6 +388,10 @@ def _main_region(body: Tag, tags: _Tags) -> Tag | None:
     scope = mains[0] if len(mains) == 1 else body
     articles = tags("article", within=scope)
     if len(articles) == 1 and substantial(articles[0]) and not _one_of_a_run(articles[0]):
+        # A <main> whose one H1 stands above its lone <article> (the post's title and
+        # date, then its body) is the content: the article alone loses the title.
+        if scope is not body and not tags("h1", within=articles[0]) and len(tags("h1", within=scope)) == 1:
+            return scope
         return articles[0]
     # A container named for the content ("entry-content", "post-body", id="content")
     # holding a good share of the text, when it is the only one (the outermost of nested
