@@ -103,6 +103,9 @@ class Settings(BaseSettings):
     qdrant_api_key: SecretStr | None = None
     # The retrieval API refuses request bodies larger than this (413), before reading them.
     api_max_body_bytes: int = Field(65_536, ge=1024)
+    # A process that finds the embedded vector store held by another (a run, a search)
+    # waits this long for it before giving up with a sentence.
+    store_wait_s: float = Field(10.0, ge=0)
 
     @classmethod
     def settings_customise_sources(

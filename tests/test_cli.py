@@ -162,3 +162,25 @@ def test_extract_reads_a_file_under_the_fetcher_s_limits(name, tmp_path, setting
     assert main(["extract", path]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and err.startswith("ingest: ")
+
+
+def test_two_searches_started_together_both_answer(demo_site, settings):
+    import os
+    import subprocess
+    import sys
+
+    assert main(["run", demo_site.base + "/", "--business", "demo"]) == 0
+    searches = [
+        subprocess.Popen(
+            [sys.executable, "-m", "ingest.cli", "search", "--business", "demo", question],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+        for question in ("what time is check-in?", "can I bring my dog?")
+    ]
+    results = [(p.wait(timeout=60), *p.communicate()) for p in searches]
+    # The embedded store admits one process at a time: the second waits for the first.
+    assert [code for code, _, _ in results] == [0, 0], [err for _, _, err in results]
+    assert "15:00" in results[0][1] and "dog" in results[1][1].lower()

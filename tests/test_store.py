@@ -2,7 +2,7 @@
 
 import pytest
 
-from ingest.kb.store import EdgeStore, QdrantServerStore, StoredPoint
+from ingest.kb.store import EdgeStore, QdrantServerStore, StoredPoint, StoreError
 from retrieval.search import fuse
 
 
@@ -107,3 +107,34 @@ def test_points_carry_vectors_and_payloads(store):
     store.upsert([_point(1, "a", "one", [1, 0, 0]), _point(2, "b", "two", [0, 1, 0])])
     [point] = store.points("a")
     assert point.payload["text"] == "one" and [round(x, 3) for x in point.vector] == [1.0, 0.0, 0.0]
+
+
+def _files(folder):
+    return {(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_second_opener_never_touches_a_held_store(tmp_path):
+    holder = EdgeStore(tmp_path / "edge", dimensions=3)
+    try:
+        holder.upsert([_point(1, "a", "written by the holder", [1, 0, 0])])
+        before = _files(tmp_path / "edge")
+        with pytest.raises(StoreError, match=r"in use by another sitekb process .*; waited 0.2 s"):
+            EdgeStore(tmp_path / "edge", dimensions=3, wait_s=0.2)
+        assert _files(tmp_path / "edge") == before  # the engine never opened a file of it
+        holder.upsert([_point(2, "a", "and again", [0, 1, 0])])
+        assert holder.count("a") == 2
+    finally:
+        holder.close()
+
+
+def test_a_second_opener_waits_for_the_holder_to_finish(tmp_path):
+    import threading
+
+    holder = EdgeStore(tmp_path / "edge", dimensions=3)
+    holder.upsert([_point(1, "a", "written by the holder", [1, 0, 0])])
+    threading.Timer(0.3, holder.close).start()
+    waiter = EdgeStore(tmp_path / "edge", dimensions=None, wait_s=10)
+    try:
+        assert waiter.count("a") == 1
+    finally:
+        waiter.close()

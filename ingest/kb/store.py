@@ -12,9 +12,11 @@ One collection per embedder identity, so vectors of different models never mix.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -97,6 +99,28 @@ class VectorStore(Protocol):
     def close(self) -> None: ...
 
 
+STORE_IN_USE = (
+    "the vector store at {path} is in use by another sitekb process (embedded stores admit one process per data folder)"
+)
+
+
+def _hold_folder_lock(path: Path, wait_s: float):
+    """An exclusive OS lock on `<folder>.lock` beside the store's folder, waited for up to
+    `wait_s` seconds; the open file holds it (a crashed holder releases it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path.with_name(path.name + ".lock"), "a+")  # noqa: SIM115 (held until close)
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return handle
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                handle.close()
+                raise StoreError(STORE_IN_USE.format(path=path) + f"; waited {wait_s:g} s") from None
+            time.sleep(0.05)
+
+
 def _business_filter(business: str, url: str | None = None) -> qe.Filter:
     must = [qe.FieldCondition(key="business", match=qe.MatchValue(business))]
     if url is not None:
@@ -127,9 +151,21 @@ SCROLL_PAGE_WITH_VECTORS = 500
 
 
 class EdgeStore(_ScrollReads):
-    def __init__(self, path: Path, dimensions: int | None) -> None:
-        """`dimensions=None` opens an existing shard as it is."""
+    def __init__(self, path: Path, dimensions: int | None, wait_s: float = 0.0) -> None:
+        """`dimensions=None` opens an existing shard as it is. The folder's lock is taken
+        before the engine touches a file (it writes its journal before finding its own
+        lock taken, which broke the holder's store); another process holding it is
+        waited for up to `wait_s` seconds."""
         self.path = path
+        self._lock = _hold_folder_lock(path, wait_s)
+        try:
+            self._shard = self._open(path, dimensions)
+        except BaseException:
+            self._lock.close()
+            raise
+
+    @staticmethod
+    def _open(path: Path, dimensions: int | None):
         config = (
             None
             if dimensions is None
@@ -140,18 +176,15 @@ class EdgeStore(_ScrollReads):
         )
         try:
             if (path / "segments").exists() or any(path.glob("*")):
-                self._shard = qe.EdgeShard.load(str(path), config)
-            else:
-                path.mkdir(parents=True, exist_ok=True)
-                self._shard = qe.EdgeShard.create(str(path), config)
-                self._shard.update(qe.UpdateOperation.create_field_index("business", qe.PayloadSchemaType.Keyword))
-                self._shard.update(qe.UpdateOperation.create_field_index("url", qe.PayloadSchemaType.Keyword))
+                return qe.EdgeShard.load(str(path), config)
+            path.mkdir(parents=True, exist_ok=True)
+            shard = qe.EdgeShard.create(str(path), config)
+            shard.update(qe.UpdateOperation.create_field_index("business", qe.PayloadSchemaType.Keyword))
+            shard.update(qe.UpdateOperation.create_field_index("url", qe.PayloadSchemaType.Keyword))
+            return shard
         except Exception as exc:  # the engine reports lock and format errors as plain exceptions
             if "WouldBlock" in str(exc) or "lock" in str(exc).lower():
-                raise StoreError(
-                    f"the vector store at {path} is in use by another sitekb process "
-                    "(embedded stores admit one process per data folder)"
-                ) from None
+                raise StoreError(STORE_IN_USE.format(path=path)) from None
             raise StoreError(f"cannot open the vector store at {path}: {exc}") from None
 
     def upsert(self, points: list[StoredPoint]) -> None:
@@ -219,7 +252,10 @@ class EdgeStore(_ScrollReads):
         ]
 
     def close(self) -> None:
-        self._shard.close()
+        try:
+            self._shard.close()
+        finally:
+            self._lock.close()  # closing the file releases the lock
 
 
 class QdrantServerStore(_ScrollReads):
@@ -437,7 +473,7 @@ def open_store(settings: Settings, embedder_id: str, dimensions: int) -> SharedS
             ("server", settings.qdrant_url, name), lambda: QdrantServerStore(_server_client(settings), name, dimensions)
         )
     path = (settings.vectors_dir / name).resolve()
-    return _handle(("edge", str(path)), lambda: EdgeStore(path, dimensions))
+    return _handle(("edge", str(path)), lambda: EdgeStore(path, dimensions, settings.store_wait_s))
 
 
 def open_existing_store(settings: Settings, embedder_id: str) -> SharedStore | None:
@@ -457,4 +493,4 @@ def open_existing_store(settings: Settings, embedder_id: str) -> SharedStore | N
     path = (settings.vectors_dir / name).resolve()
     if not path.exists():
         return None
-    return _handle(("edge", str(path)), lambda: EdgeStore(path, dimensions=None))
+    return _handle(("edge", str(path)), lambda: EdgeStore(path, dimensions=None, wait_s=settings.store_wait_s))

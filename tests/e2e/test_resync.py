@@ -271,7 +271,7 @@ def test_switching_embedder_re_embeds_everything_once(site, settings, monkeypatc
         assert again.embedding.calls == 0 and again.chunks.added == 0
     old = EdgeStore(
         load_settings().vectors_dir
-        / next(p.name for p in load_settings().vectors_dir.iterdir() if "e5" in p.name.lower()),
+        / next(p.name for p in load_settings().vectors_dir.iterdir() if p.is_dir() and "e5" in p.name.lower()),
         dimensions=None,
     )
     try:
