@@ -17,6 +17,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 
 from ingest.index.tokens import TokenizerUnavailable
+from ingest.kb.db import StateDamaged
 from ingest.kb.embed import EmbedderUnavailable
 from ingest.kb.state import StateStore
 from ingest.kb.store import StoreError
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "keys":
             return _keys(args, settings)
         return _status(args, settings)
-    except (SettingsError, EmbedderUnavailable, TokenizerUnavailable) as exc:
+    except (SettingsError, EmbedderUnavailable, TokenizerUnavailable, StateDamaged) as exc:
         print(f"ingest: {exc}", file=sys.stderr)
         return EXIT_PROBLEM
     except StoreError as exc:  # e.g. a running `ingest serve` holds the embedded store: the user can act

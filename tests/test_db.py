@@ -89,3 +89,29 @@ def test_vectors_of_recorded_chunks_are_forgotten(tmp_path):
         assert state.pending.of("e", ["p1", "p2"]) == {"p2": b"\1" * 4}  # paid, not yet written: kept
     finally:
         state.close()
+
+
+def test_a_lost_or_damaged_state_is_refused_with_the_file_and_what_to_do(demo_site, settings, capsys):
+    from ingest.cli import main
+
+    assert main(["run", demo_site.base + "/", "--business", "demo"]) == 0
+    assert main(["keys", "create", "--business", "demo"]) == 0
+    capsys.readouterr()
+    state = settings.state_path
+    good = state.read_bytes()
+    for wal in state.parent.glob("state.sqlite3-*"):
+        wal.unlink()
+
+    state.write_bytes(b"")  # emptied: starting afresh would drop every key and re-embed every page
+    for argv in (["status"], ["search", "--business", "demo", "rooms"], ["keys", "list"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"the state database {state} is empty (0 bytes) beside a knowledge base" in err
+        assert "restore it from a backup" in err and "Traceback" not in err
+    assert main(["run", demo_site.base + "/", "--business", "demo"]) == 2
+    assert state.stat().st_size == 0  # nothing was written over it
+
+    state.write_bytes(b"garbage!" * 16 + good[128:])  # a damaged header
+    assert main(["status"]) == 2
+    err = capsys.readouterr().err
+    assert f"the state database {state} is damaged (file is not a database)" in err

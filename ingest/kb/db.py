@@ -146,19 +146,43 @@ def _v2_contact_cards(db: sqlite3.Connection) -> None:
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_every_table, _v2_contact_cards)
 
 
+class StateDamaged(RuntimeError):
+    """The state database cannot be used as it is; the message names the file and what to do."""
+
+
+START_OVER = (
+    "restore it from a backup, or move the data folder away to start over (the next run then "
+    "re-embeds every page, and the API keys must be created again)"
+)
+
+
 def connect(path: Path, *, shared: bool = False) -> sqlite3.Connection:
     """A connection to the state database at `path`, created and migrated as needed.
     Autocommit; WAL, so readers never wait for a writer; foreign keys on. `shared=True`
-    lets one connection serve several threads (the callers serialise)."""
+    lets one connection serve several threads (the callers serialise). A state that is
+    damaged, or empty beside a knowledge base's vectors, is refused with StateDamaged:
+    starting it afresh would drop every API key and re-embed every page without a word."""
     private_dir(path.parent)
     new = not path.exists()
-    db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not shared)
-    if new:
-        os.chmod(path, 0o600)  # SQLite gives its -wal and -shm files the same mode
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA foreign_keys=ON")
-    migrate(db)
+    if not new and path.stat().st_size == 0 and _holds_vectors(path.parent):
+        raise StateDamaged(f"the state database {path} is empty (0 bytes) beside a knowledge base; {START_OVER}")
+    try:
+        db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not shared)
+        if new:
+            os.chmod(path, 0o600)  # SQLite gives its -wal and -shm files the same mode
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        migrate(db)
+    except sqlite3.OperationalError:
+        raise  # locked, read-only, disk I/O: not damage
+    except sqlite3.DatabaseError as exc:  # "file is not a database", "disk image is malformed"
+        raise StateDamaged(f"the state database {path} is damaged ({exc}); {START_OVER}") from None
     return db
+
+
+def _holds_vectors(data_dir: Path) -> bool:
+    vectors = data_dir / "vectors"
+    return vectors.is_dir() and any(p.is_dir() for p in vectors.iterdir())
 
 
 def migrate(db: sqlite3.Connection) -> int:
