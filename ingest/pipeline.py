@@ -35,7 +35,7 @@ from ingest.ops.alerts import Alerter
 from ingest.ops.guard import BreakerOpen, BudgetExceeded, SpendGuard
 from ingest.problems import SiteProblem
 from ingest.selection import select_pages
-from ingest.settings import Settings, load_exclusions, private_dir
+from ingest.settings import DiskFull, Settings, ensure_free_space, load_exclusions, private_dir
 
 # a site with less readable text than this is a client-rendered shell.
 MIN_SITE_TEXT_CHARS = 300
@@ -93,7 +93,7 @@ def run(
         asyncio.run(_run(site, settings, business, max_pages, report, progress, started, index, guard))
     except SiteProblem as problem:
         report.problem, report.message = problem.kind, problem.message
-    except (BreakerOpen, BusinessBusy) as exc:
+    except (BreakerOpen, BusinessBusy, DiskFull) as exc:
         report.error, report.error_kind = str(exc), type(exc).__name__
     except BudgetExceeded as exc:
         report.error, report.error_kind = str(exc), type(exc).__name__
@@ -192,6 +192,7 @@ async def _run(
     report.business = business = business or scope.site + scope.prefix.rstrip("/")
     report.site = scope.label
     with _business_lock(settings, business):
+        ensure_free_space(private_dir(settings.data_dir), settings.min_free_disk_mb, "a run")
         state = StateStore(settings.state_path, clock=guard.clock)
         run_id = None
         source_id = state.sources.ensure(business, report.site)
@@ -469,6 +470,7 @@ def _index(
         )
         report.chunks.unchanged = report.chunks.total = state.chunks.count(business)
         return
+    ensure_free_space(settings.data_dir, settings.min_free_disk_mb, "writing the knowledge base")
     stripped = strip_templates(documents, crawl.homepage_url)
     report.templates = stripped.report
     # A page not read this run (a 503, say) keeps its chunks, and its facts stay on the card.

@@ -8,6 +8,7 @@ already have it set.
 from __future__ import annotations
 
 import os
+import shutil
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -38,6 +39,22 @@ def private_dir(path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.mkdir(mode=0o700, exist_ok=True)
     return path
+
+
+class DiskFull(RuntimeError):
+    """Too little free space where the data folder lives to write safely."""
+
+
+def ensure_free_space(path: Path, min_free_mb: float, doing: str) -> None:
+    """Refuse to write into `path` with less than `min_free_mb` free: the embedded vector
+    store writes through memory-mapped files, and a full disk kills the process with
+    SIGBUS, mid-write and without a word."""
+    free_mb = shutil.disk_usage(path).free / 1e6
+    if free_mb < min_free_mb:
+        raise DiskFull(
+            f"the disk holding {path} has {free_mb:,.0f} MB free; {doing} needs at least {min_free_mb:,.0f} MB "
+            "(setting min_free_disk_mb): free some space and run again. Nothing was written."
+        )
 
 
 class Settings(BaseSettings):
@@ -106,6 +123,8 @@ class Settings(BaseSettings):
     # A process that finds the embedded vector store held by another (a run, a search)
     # waits this long for it before giving up with a sentence.
     store_wait_s: float = Field(10.0, ge=0)
+    # A run refuses to start, or to write its vectors, with less free disk than this.
+    min_free_disk_mb: float = Field(500.0, ge=0)
 
     @classmethod
     def settings_customise_sources(

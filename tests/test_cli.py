@@ -184,3 +184,15 @@ def test_two_searches_started_together_both_answer(demo_site, settings):
     # The embedded store admits one process at a time: the second waits for the first.
     assert [code for code, _, _ in results] == [0, 0], [err for _, _, err in results]
     assert "15:00" in results[0][1] and "dog" in results[1][1].lower()
+
+
+def test_a_run_on_a_nearly_full_disk_stops_with_a_sentence_and_writes_nothing(demo_site, settings, capsys, monkeypatch):
+    assert main(["run", demo_site.base + "/", "--business", "demo"]) == 0
+    capsys.readouterr()
+    chunks_before = sorted(p.name for p in settings.vectors_dir.rglob("*") if p.is_file())
+    monkeypatch.setenv("SITEKB_MIN_FREE_DISK_MB", str(10**12))  # more than any disk here has free
+    assert main(["run", demo_site.base + "/", "--business", "demo"]) == 1
+    err = capsys.readouterr().err
+    assert f"the disk holding {settings.data_dir}" in err and "MB free; a run needs at least" in err
+    assert "Nothing was written" in err and "Traceback" not in err
+    assert sorted(p.name for p in settings.vectors_dir.rglob("*") if p.is_file()) == chunks_before
