@@ -23,13 +23,36 @@ from ingest.kb.state import StateStore
 from ingest.kb.store import StoreError
 from ingest.models import RunReport
 from ingest.ops.jobs import ServerError
+from ingest.problems import ProblemKind
 from ingest.settings import SettingsError, load_settings
 
 EXIT_OK, EXIT_INTERNAL, EXIT_PROBLEM = 0, 1, 2
 
 
+class _ArgumentError(Exception):
+    def __init__(self, message: str, parser: argparse.ArgumentParser) -> None:
+        super().__init__(message)
+        self.parser = parser
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors raised to main(), which reports them in JSON too."""
+
+    def error(self, message: str):
+        raise _ArgumentError(f"{message} (see `{self.prog} --help`)", self)
+
+
+def _fail(args, kind: ProblemKind, message: str, code: int = 2) -> int:
+    """A problem found before any work: one line on stderr, and for --json the problem's
+    kind and message on stdout, as the commands' own JSON reports carry them."""
+    print(f"ingest: {message}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print(json.dumps({"problem": kind, "message": message}, ensure_ascii=False))
+    return code
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ingest", description="Turn a website into a searchable knowledge base.")
+    parser = _Parser(prog="ingest", description="Turn a website into a searchable knowledge base.")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="ingest or resync a site")
     run.add_argument("site", help="a domain (acme.com) or a URL (http://127.0.0.1:8000/)")
@@ -75,7 +98,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except _ArgumentError as exc:
+        exc.parser.print_usage(sys.stderr)
+        return _fail(argparse.Namespace(json="--json" in argv), "invalid", str(exc))
     try:
         settings = load_settings()
         if args.command == "run":
@@ -95,16 +124,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "keys":
             return _keys(args, settings)
         return _status(args, settings)
-    except (SettingsError, EmbedderUnavailable, TokenizerUnavailable, StateDamaged) as exc:
-        print(f"ingest: {exc}", file=sys.stderr)
-        return EXIT_PROBLEM
+    except SettingsError as exc:
+        return _fail(args, "invalid", str(exc))
+    except (EmbedderUnavailable, TokenizerUnavailable, StateDamaged) as exc:
+        return _fail(args, "error", str(exc))
     except StoreError as exc:  # e.g. a running `ingest serve` holds the embedded store: the user can act
-        print(
-            f"ingest: {exc}; stop the other process (e.g. `ingest serve`) or point SITEKB_QDRANT_URL "
-            "at a Qdrant server",
-            file=sys.stderr,
+        return _fail(
+            args,
+            "error",
+            f"{exc}; stop the other process (e.g. `ingest serve`) or point SITEKB_QDRANT_URL at a Qdrant server",
         )
-        return EXIT_PROBLEM
     except ServerError as exc:
         print(f"ingest: {exc}", file=sys.stderr)
         return EXIT_INTERNAL
@@ -146,8 +175,7 @@ def _run(args, settings) -> int:
     from ingest.pipeline import run
 
     if args.max_pages is not None and args.max_pages < 1:
-        print("ingest: --max-pages must be at least 1", file=sys.stderr)
-        return EXIT_PROBLEM
+        return _fail(args, "invalid", "--max-pages must be at least 1")
     link = _server(settings)
     with _progress(sys.stderr.isatty() and not args.json) as progress:
         if link is not None:
@@ -204,8 +232,7 @@ def _search(args, settings) -> int:
     from retrieval.search import Answer, Searcher, SearchHit, UnknownBusiness
 
     if args.k < 1 or args.k > 100:
-        print("ingest: -k must be between 1 and 100", file=sys.stderr)
-        return EXIT_PROBLEM
+        return _fail(args, "invalid", "-k must be between 1 and 100")
     link = _server(settings, quiet=True)
     try:
         if link is not None:
@@ -221,9 +248,10 @@ def _search(args, settings) -> int:
         else:
             with Searcher(settings) as searcher:
                 answer = searcher.answer(args.business, args.query, args.k)
-    except (UnknownBusiness, ValueError) as exc:
-        print(f"ingest: {exc}", file=sys.stderr)
-        return EXIT_PROBLEM
+    except UnknownBusiness as exc:
+        return _fail(args, "not_found", str(exc))
+    except ValueError as exc:
+        return _fail(args, "invalid", str(exc))
     hits = answer.hits
     if args.json:
         print(
@@ -257,8 +285,7 @@ def _status(args, settings) -> int:
         try:
             known = state.businesses.all()
             if args.business and args.business not in known:
-                print(f"ingest: unknown business {args.business!r}", file=sys.stderr)
-                return EXIT_PROBLEM
+                return _fail(args, "not_found", f"unknown business {args.business!r}")
             businesses = _status_of(state, settings, [args.business] if args.business else known)
         finally:
             state.close()

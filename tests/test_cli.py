@@ -196,3 +196,26 @@ def test_a_run_on_a_nearly_full_disk_stops_with_a_sentence_and_writes_nothing(de
     assert f"the disk holding {settings.data_dir}" in err and "MB free; a run needs at least" in err
     assert "Nothing was written" in err and "Traceback" not in err
     assert sorted(p.name for p in settings.vectors_dir.rglob("*") if p.is_file()) == chunks_before
+
+
+@pytest.mark.parametrize(
+    "argv, kind, words",
+    [
+        (["run", "acme.com", "--max-pages", "0", "--json"], "invalid", "--max-pages must be at least 1"),
+        (["run", "acme.com", "--max-pages", "many", "--json"], "invalid", "invalid int value: 'many'"),
+        (["run", "--json"], "invalid", "the following arguments are required: site"),
+        (["search", "--business", "demo", "-k", "0", "--json", "rooms"], "invalid", "-k must be between 1 and 100"),
+        (["search", "--business", "nobody", "--json", "rooms"], "not_found", "no knowledge base for 'nobody'"),
+        (["status", "--business", "nobody", "--json"], "not_found", "unknown business 'nobody'"),
+        (["brief", "--json"], "invalid", "the following arguments are required: site"),
+    ],
+)
+def test_every_json_command_reports_its_problem_in_json(argv, kind, words, settings, demo_site, capsys):
+    if argv[0] == "status":
+        assert main(["run", demo_site.base + "/", "--business", "demo"]) == 0
+        capsys.readouterr()
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["problem"] == kind and words in report["message"]
+    assert words in err and "Traceback" not in err
