@@ -51,6 +51,32 @@ MIN_PAGES_FOR_COVERAGE = 4
 Progress = Callable[[str, int, int], None]
 
 
+class RunTimeout(RuntimeError):
+    """The run went past its wall-clock budget (run_budget_s) and stopped between pages
+    or embedding batches: what it paid for is kept, nothing was deleted."""
+
+
+_now = time.monotonic  # the budget's clock (tests move it)
+
+
+def _within_budget(progress: Progress, budget_s: float) -> Progress:
+    """`progress`, checking the run's wall-clock budget each time the crawl or the
+    embedding reports a step: one slow site cannot hold a worker forever."""
+    if budget_s <= 0:
+        return progress
+    deadline = _now() + budget_s
+
+    def checked(phase: str, done: int, total: int) -> None:
+        if _now() > deadline:
+            raise RunTimeout(
+                f"the run went past its budget of {budget_s:g} s (setting run_budget_s) during {phase}; "
+                "what it had paid for is kept and the next run goes on from there"
+            )
+        progress(phase, done, total)
+
+    return checked
+
+
 class BusinessBusy(RuntimeError):
     """Another job holds this business's lock."""
 
@@ -90,11 +116,14 @@ def run(
     failed = False
     try:
         guard.check_breaker()
+        progress = _within_budget(progress, settings.run_budget_s)
         asyncio.run(_run(site, settings, business, max_pages, report, progress, started, index, guard))
     except SiteProblem as problem:
         report.problem, report.message = problem.kind, problem.message
     except (BreakerOpen, BusinessBusy, DiskFull) as exc:
         report.error, report.error_kind = str(exc), type(exc).__name__
+    except RunTimeout as exc:
+        report.error, report.error_kind = str(exc), "timeout"
     except BudgetExceeded as exc:
         report.error, report.error_kind = str(exc), type(exc).__name__
         _alert(

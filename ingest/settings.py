@@ -125,6 +125,9 @@ class Settings(BaseSettings):
     store_wait_s: float = Field(10.0, ge=0)
     # A run refuses to start, or to write its vectors, with less free disk than this.
     min_free_disk_mb: float = Field(500.0, ge=0)
+    # Wall-clock budget of one run (a job of `ingest serve`, a due refresh, `ingest run`);
+    # past it the run stops between pages or batches and reports error_kind "timeout". 0: none.
+    run_budget_s: float = Field(3600.0, ge=0)
 
     @classmethod
     def settings_customise_sources(

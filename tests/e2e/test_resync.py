@@ -390,3 +390,37 @@ def test_a_lost_vector_folder_is_rebuilt_by_the_next_run(site, settings):
     assert any("written again by this run" in w for w in healed.warnings)
     assert len(assert_consistent(settings)) == first.chunks.total
     assert _run(site).chunks.added == 0  # and then it is an ordinary resync
+
+
+def test_a_run_past_its_budget_stops_cleanly_and_the_next_goes_on(site, settings, monkeypatch):
+    monkeypatch.setattr(indexer, "EMBED_BATCH", 8)
+    clock = {"now": 0.0}
+    monkeypatch.setattr(pipeline, "_now", lambda: clock["now"])
+
+    def slow_embedding(phase: str, done: int, total: int) -> None:
+        if phase == "embed" and done >= 8:
+            clock["now"] += 10_000  # the budget runs out while the second batch is embedded
+
+    stopped = pipeline.run(site.url, load_settings(run_budget_s=600), business=BUSINESS, progress=slow_embedding)
+    assert stopped.error_kind == "timeout" and "budget of 600 s" in stopped.error
+    assert stopped.embedding.calls == 2  # it stops when that batch is done: two batches of 8 paid
+    state = _state(settings)
+    try:
+        assert state.chunks.count(BUSINESS) == 0  # nothing written yet: the knowledge base is as before
+    finally:
+        state.close()
+    monkeypatch.setattr(pipeline, "_now", lambda: 0.0)
+    resumed = _run(site)
+    assert resumed.error is None
+    assert resumed.embedding.calls == -(-(resumed.chunks.added - 16) // 8)  # the paid vectors were kept
+    assert_consistent(settings)
+
+
+def test_a_crawl_past_its_budget_deletes_nothing(site, settings):
+    first = _run(site)
+    for name in ("about", "rooms"):
+        site.content[name][0] = site.content[name][0].replace("history", "a rewritten history")
+    site.write()
+    stopped = _run(site, run_budget_s=1e-9)
+    assert stopped.error_kind == "timeout" and "during fetch" in stopped.error
+    assert stopped.chunks.deleted == 0 and len(assert_consistent(settings)) == first.chunks.total
