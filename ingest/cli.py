@@ -20,7 +20,7 @@ from ingest.index.tokens import TokenizerUnavailable
 from ingest.kb.db import StateDamaged
 from ingest.kb.embed import EmbedderUnavailable
 from ingest.kb.state import StateStore
-from ingest.kb.store import StoreError
+from ingest.kb.store import StoreError, vectors_lost
 from ingest.models import RunReport
 from ingest.ops.jobs import ServerError
 from ingest.problems import ProblemKind
@@ -323,11 +323,15 @@ def _status_of(state: StateStore, settings, ids: list[str]) -> list[dict]:
                 sources.append(
                     {**asdict(source), "next_refresh": next_refresh, "refresh_note": due.reason if due else None}
                 )
+            embedder = state.businesses.embedder_of(business)
+            lost = vectors_lost(settings, embedder)
             businesses.append(
                 {
                     "business": business,
-                    "embedder": state.businesses.embedder_of(business),
-                    "chunks": state.chunks.count(business),
+                    "embedder": embedder,
+                    # Never claim chunks no search can find (#19): a lost store holds none.
+                    "chunks": 0 if lost else state.chunks.count(business),
+                    "vectors_missing": lost,
                     "sources": sources,
                     "spend_today_usd": round(guard.spent_today(business), 6),
                     "breaker": breaker,
@@ -347,6 +351,8 @@ def _print_status(businesses: list[dict], settings) -> None:
         print(f"circuit breaker OPEN until {businesses[0]['breaker']['until']}: {businesses[0]['breaker']['reason']}")
     for b in businesses:
         print(f"{b['business']}: {b['chunks']} chunks ({b['embedder']}), spent today ${b['spend_today_usd']:.4f}")
+        if b["vectors_missing"]:
+            print("  the vector store is missing: searches find nothing until the next run rebuilds it (due now)")
         for s in b["sources"]:
             print(
                 f"  source {s['site']} ({s['root_url']}): {s['status']}; next refresh {s['next_refresh']} "

@@ -476,6 +476,15 @@ def open_store(settings: Settings, embedder_id: str, dimensions: int) -> SharedS
     return _handle(("edge", str(path)), lambda: EdgeStore(path, dimensions, settings.store_wait_s))
 
 
+def vectors_lost(settings: Settings, embedder_id: str | None) -> bool:
+    """True when the embedded store a knowledge base was written to is gone from disk (a
+    folder deleted by hand, a disk replaced): its state then claims chunks no search can
+    find, until the next run rebuilds them. A Qdrant server is not probed here."""
+    if embedder_id is None or settings.qdrant_url:
+        return False
+    return not (settings.vectors_dir / collection_name(embedder_id)).is_dir()
+
+
 def open_existing_store(settings: Settings, embedder_id: str) -> SharedStore | None:
     """The collection of an embedder used before (to delete from), or None if there is none."""
     name = collection_name(embedder_id)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ingest.kb.state import StateStore
+from ingest.kb.store import vectors_lost
 from ingest.models import RunReport
 from ingest.settings import Settings
 
@@ -60,6 +61,7 @@ def due_sources(settings: Settings, now: float) -> list[Due]:
     state = StateStore(settings.state_path)
     try:
         rows = state.sources.refresh_history()
+        lost = {b for b in {row.business for row in rows} if vectors_lost(settings, state.businesses.embedder_of(b))}
     finally:
         state.close()
     result = []
@@ -72,6 +74,8 @@ def due_sources(settings: Settings, now: float) -> list[Due]:
             settings.resync_interval_days * DAY,
             settings.failed_retry_hours * 3600,
         )
+        if row.business in lost:  # the knowledge base answers nothing until a run rebuilds it
+            due, reason, next_at = True, "its vector store is missing: the run rebuilds it", now
         result.append(Due(row.business, row.site, row.root_url, due, reason, next_at))
     return result
 

@@ -5,6 +5,7 @@ points of the business carry the same text."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -14,6 +15,7 @@ from conftest import StaticSite
 from fake_openai import FakeOpenAI
 
 from ingest import crawler, indexer, pipeline
+from ingest.cli import main
 from ingest.kb.embed import EmbedderError, LocalE5
 from ingest.kb.state import StateStore
 from ingest.kb.store import EdgeStore, StoredPoint, open_existing_store
@@ -381,15 +383,23 @@ def test_a_vector_left_pending_by_a_kill_is_forgotten_by_the_next_run(site, sett
         state.close()
 
 
-def test_a_lost_vector_folder_is_rebuilt_by_the_next_run(site, settings):
+def test_a_lost_vector_folder_is_rebuilt_by_the_next_run(site, settings, capsys):
     first = _run(site)
     shutil.rmtree(load_settings().vectors_dir)  # a disk replaced, a folder deleted by hand
+    # Until then, nothing claims chunks no search can find, and the refresh is due now.
+    assert main(["status", "--business", BUSINESS, "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)[0]
+    assert status["chunks"] == 0 and status["vectors_missing"] is True
+    assert status["sources"][0]["next_refresh"] == "now"
+    assert "vector store is missing" in status["sources"][0]["refresh_note"]
     healed = _run(site)
     assert healed.error is None and healed.chunks.total == first.chunks.total
     assert healed.chunks.added == first.chunks.total and healed.embedding.calls > 0
     assert any("written again by this run" in w for w in healed.warnings)
     assert len(assert_consistent(settings)) == first.chunks.total
     assert _run(site).chunks.added == 0  # and then it is an ordinary resync
+    assert main(["status", "--business", BUSINESS, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["vectors_missing"] is False
 
 
 def test_a_run_past_its_budget_stops_cleanly_and_the_next_goes_on(site, settings, monkeypatch):
