@@ -4,6 +4,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import httpx
 import pytest
 
 from ingest.crawl.fetch import (
@@ -288,3 +289,33 @@ def test_with_a_proxy_private_destinations_are_still_refused(scripted, proxy, mo
     monkeypatch.setenv("SITEKB_PROXY_URL", proxy.url)
     page = _fetch(load_settings(), scripted.base + "/")
     assert page.error == "private" and proxy.seen == [] and scripted.hits == {}
+
+
+def test_a_guard_left_out_of_the_connection_path_stops_the_crawl_before_any_request(
+    scripted, settings, monkeypatch, capsys
+):
+    """If an httpx upgrade stopped using the pool's network backend, the guard would be a
+    dead attribute: the start-up probe notices and nothing is fetched."""
+    from ingest.cli import main
+    from ingest.crawl import fetch
+
+    def unguarded(proxy_url, allow_private):
+        return httpx.AsyncHTTPTransport(retries=0)  # what a changed httpx would leave us with
+
+    monkeypatch.setattr(fetch, "guarded_transport", unguarded)
+    monkeypatch.setattr(fetch, "_guard_verified", False)
+    scripted.routes["/"] = [(200, {}, b"<p>hi</p>")]
+    with pytest.raises(fetch.GuardMissing, match="not in httpx's connection path"):
+        _fetch(settings, scripted.base + "/")
+    assert main(["run", scripted.base + "/", "--business", "b"]) == 1
+    assert "the SSRF guard is not in httpx's connection path" in capsys.readouterr().err
+    assert scripted.hits == {}  # no request reached the site
+
+
+def test_the_guard_is_verified_once_and_then_crawling_goes_on(scripted, settings, monkeypatch):
+    from ingest.crawl import fetch
+
+    monkeypatch.setattr(fetch, "_guard_verified", False)
+    scripted.routes["/"] = [(200, {}, b"<p>hi</p>")]
+    assert _fetch(settings, scripted.base + "/").status == 200
+    assert fetch._guard_verified is True

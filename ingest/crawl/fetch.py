@@ -172,6 +172,45 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
+class GuardMissing(RuntimeError):
+    """The SSRF guard is not in the connection path: crawling would reach any address."""
+
+
+def guarded_transport(proxy_url: str | None, allow_private: bool) -> httpx.AsyncHTTPTransport:
+    """An httpx transport whose connections go through GuardedBackend. httpx has no
+    public hook for the network backend; the pool's is the one place where the
+    connected address is known, which is what R-2.6 asks for. verify_guard() checks
+    that it is still used."""
+    transport = httpx.AsyncHTTPTransport(retries=0, proxy=proxy_url or None)
+    transport._pool._network_backend = GuardedBackend(allow_private)
+    return transport
+
+
+_guard_verified = False
+
+
+async def verify_guard() -> None:
+    """Once per process: a request to a loopback address through a guarded transport
+    must be refused by the guard, not reach the address. If an httpx or httpcore
+    upgrade stops using the pool's backend, the guard would be a dead attribute and
+    every private address reachable: crawling is refused instead."""
+    global _guard_verified
+    if _guard_verified:
+        return
+    async with httpx.AsyncClient(transport=guarded_transport(None, allow_private=False)) as probe:
+        try:
+            await probe.get("http://127.0.0.1:9/", timeout=2.0)
+        except PrivateAddressError:
+            _guard_verified = True
+            return
+        except Exception as exc:  # reached the address (refused, reset, answered): no guard
+            raise GuardMissing(
+                f"the SSRF guard is not in httpx's connection path (a probe to 127.0.0.1 got {type(exc).__name__}, "
+                "not the guard's refusal): crawling is refused; pin httpx/httpcore to a tested version"
+            ) from None
+    raise GuardMissing("the SSRF guard is not in httpx's connection path (127.0.0.1 answered): crawling is refused")
+
+
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a Retry-After header, in either of its forms (delta or HTTP-date)."""
     if not value:
@@ -262,20 +301,17 @@ class Fetcher:
         self.status_counts: dict[str, int] = {}
         self._throttles: dict[str, HostThrottle] = {}
         self._proxied = bool(settings.proxy_url)
-        transport = httpx.AsyncHTTPTransport(retries=0, proxy=settings.proxy_url or None)
-        # httpx has no public hook for the network backend; the pool's is the one
-        # place where the connected address is known, which is what R-2.6 asks for.
         # Through a proxy the socket goes to the proxy (the operator's choice), so the
         # destination is vetted by resolving it before each request instead.
-        transport._pool._network_backend = GuardedBackend(settings.allow_private_hosts or self._proxied)
         self._client = httpx.AsyncClient(
-            transport=transport,
+            transport=guarded_transport(settings.proxy_url, settings.allow_private_hosts or self._proxied),
             timeout=httpx.Timeout(settings.request_timeout_s),
             headers={"User-Agent": settings.user_agent, "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"},
             follow_redirects=False,
         )
 
     async def __aenter__(self) -> Fetcher:
+        await verify_guard()
         return self
 
     async def __aexit__(self, *exc) -> None:
