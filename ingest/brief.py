@@ -280,7 +280,7 @@ async def _build(site: str, settings: Settings, report: BriefReport) -> None:
         report.site = scope.home
         homepage, home = await _past_stubs(fetcher, scope, homepage, home)
         # Independent fetches overlap (R-12.4): the icon starts first and is awaited last.
-        logo_task = asyncio.create_task(_logo(fetcher, homepage.body, homepage.final_url))
+        logo_task = asyncio.create_task(_logo(fetcher, scope, homepage.body, homepage.final_url))
         robots_page = await fetcher.fetch(scope.root + "robots.txt", accept=("text/plain",))
         robots = discover.parse_robots(robots_page.body) if robots_page.ok and robots_page.status == 200 else None
         sitemap_urls = await _sitemap_urls(fetcher, scope, robots)
@@ -333,7 +333,9 @@ async def _past_stubs(fetcher: Fetcher, scope: Scope, homepage: Page, home: Docu
 async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots) -> list[str]:
     """robots.txt Sitemap: lines, else the site's /sitemap.xml; index children by preference,
     at most 3. Entries naming another host are read at the same path on this one."""
-    candidates = [scope.normalize(url, scope.root) for url in (robots.sitemaps if robots else [])]
+    # The crawler's scope rule for robots.txt's Sitemap: lines too: another host's file is
+    # read at the same path on this one, never fetched where the line points.
+    candidates = [scope.listed(scope.normalize(url, scope.root)) for url in (robots.sitemaps if robots else [])]
     candidates = [c for c in candidates if c] or [scope.home + "sitemap.xml"]
     urls: list[str] = []
     for candidate in candidates:
@@ -350,8 +352,11 @@ async def _sitemap_urls(fetcher: Fetcher, scope: Scope, robots) -> list[str]:
     return urls
 
 
-async def _logo(fetcher: Fetcher, html: bytes, base: str) -> str | None:
-    """The site's icon: a declared icon link, else /favicon.ico; only if it answers with an image."""
+async def _logo(fetcher: Fetcher, scope: Scope, html: bytes, base: str) -> str | None:
+    """The site's icon: a declared icon link on the site's host (or a host of its
+    domain), else /favicon.ico; only if it answers with an image. An icon the page
+    places on any other host is not fetched: the brief requests only what the crawler
+    would."""
     soup = BeautifulSoup(html, "lxml")
     declared = [
         link["href"]
@@ -360,6 +365,8 @@ async def _logo(fetcher: Fetcher, html: bytes, base: str) -> str | None:
     ]
     for href in [*declared, "/favicon.ico"]:
         target = urljoin(base, href)
+        if not (scope.on_host(target) or scope.related(target)):
+            continue
         page = await fetcher.fetch(target, accept=())
         if page.ok and page.status == 200 and (page.content_type.startswith("image/") or target.endswith(".ico")):
             return target

@@ -172,3 +172,32 @@ def test_a_brief_of_no_site_says_invalid_in_its_json_too(settings, capsys):
     assert main(["brief", "not a domain!", "--json"]) == 2
     out, err = capsys.readouterr()
     assert json.loads(out)["problem"] == "invalid" and "ingest: invalid:" in err
+
+
+def test_a_brief_requests_nothing_outside_the_site(site_dir_server, settings, tmp_path):
+    """robots.txt's Sitemap: line and the icon link name another server: the brief reads
+    the sitemap at the same path on the site, and leaves the other server alone."""
+    from serve_site import StaticSite
+
+    other_root = tmp_path / "other"
+    other_root.mkdir()
+    (other_root / "sitemap.xml").write_text("<urlset></urlset>")
+    (other_root / "evil.ico").write_bytes(b"\x00\x00\x01\x00")
+    with StaticSite(other_root) as other:
+        root = site_dir_server.root_dir
+        (root / "robots.txt").write_text(f"User-agent: *\nAllow: /\nSitemap: {other.base}/sitemap.xml\n")
+        (root / "sitemap.xml").write_text(
+            f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{site_dir_server.base}/about/'
+            "</loc></url></urlset>"
+        )
+        (root / "index.html").write_text(
+            f'<html><head><link rel="icon" href="{other.base}/evil.ico"></head>'
+            f"<body><main><p>{'Welcome to Acme. ' * 40}</p></main></body></html>"
+        )
+        (root / "about").mkdir()
+        (root / "about" / "index.html").write_text(
+            f"<html><body><main><p>{'We are Acme. ' * 40}</p></main></body></html>"
+        )
+        report = build_brief(site_dir_server.base + "/", settings)
+    assert report.problem is None and report.sitemap.total_urls == 1  # read on the site itself
+    assert other.log == []  # not one request reached the other server
