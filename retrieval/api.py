@@ -164,16 +164,48 @@ def services(request: Request) -> Services:
     return request.app.state.services
 
 
-def business_of(
-    credentials: HTTPAuthorizationCredentials | None = Depends(_bearer), svc: Services = Depends(services)
-) -> str:
+def _key_of(authorization: str | None) -> str | None:
+    scheme, _, key = (authorization or "").partition(" ")
+    return (key.strip() or None) if scheme.lower() == "bearer" else None
+
+
+def _authorize(svc: Services, authorization: str | None) -> str:
     """The business a bearer key belongs to: the key alone decides it."""
-    if credentials is None or credentials.scheme.lower() != "bearer":
+    key = _key_of(authorization)
+    if key is None:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing bearer key", headers=_UNAUTHORIZED)
-    business = svc.state(lambda state: state.keys.business_for(credentials.credentials))
+    business = svc.state(lambda state: state.keys.business_for(key))
     if business is None:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "unknown or revoked key", headers=_UNAUTHORIZED)
     return business
+
+
+def business_of(
+    request: Request,
+    credentials: HTTPAuthorizationCredentials | None = Depends(_bearer),  # documents the scheme in OpenAPI
+    svc: Services = Depends(services),
+) -> str:
+    """The business of the request's key, as the key-first middleware found it (or
+    found now, for a route it does not cover)."""
+    found = getattr(request.state, "business", None)
+    return found if found is not None else _authorize(svc, request.headers.get("authorization"))
+
+
+async def _key_first(request: Request, call_next):
+    """A business route's key is checked before its body is read or parsed: a request
+    without a valid key costs no JSON parsing (FastAPI reads the body before it solves
+    dependencies). A body declared over the limit is left to FastAPI's 413, which reads
+    nothing either."""
+    path = request.url.path
+    if path.startswith("/v1/") and not path.startswith("/v1/admin"):
+        limit = request.app.state.max_body_bytes
+        declared = request.headers.get("content-length", "")
+        if not (declared.isdigit() and int(declared) > limit):
+            try:
+                request.state.business = _authorize(request.app.state.services, request.headers.get("authorization"))
+            except HTTPException as exc:
+                return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+    return await call_next(request)
 
 
 def require_admin(
@@ -330,6 +362,8 @@ def create_app(
         max_body_size=settings.api_max_body_bytes,  # 413 before the body is read, whatever the key
         description="Search a business's website knowledge base. Authenticate with a bearer key.",
     )
+    app.state.max_body_bytes = settings.api_max_body_bytes
+    app.middleware("http")(_key_first)
     app.include_router(public)
     app.include_router(admin)
     app.add_exception_handler(RequestValidationError, _invalid_request)

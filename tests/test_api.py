@@ -265,3 +265,14 @@ def test_responses_match_the_openapi_document(kb):
     check("/v1/chunks", "get", client.get("/v1/chunks", params={"url": search.json()["hits"][0]["url"]}, headers=auth))
     assert set(spec["paths"]) == {"/healthz", "/v1/search", "/v1/chunks", "/v1/sources", "/v1/facts"}
     assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+
+
+def test_the_key_is_checked_before_the_body_is_parsed(kb):
+    client, keys, *_ = kb
+    broken = b'{"query": "rooms", "top_k": '  # not JSON: parsing it would answer 422
+    response = client.post("/v1/search", content=broken, headers={"Content-Type": "application/json"})
+    assert response.status_code == 401 and response.headers["www-authenticate"] == "Bearer"
+    revoked = client.post("/v1/search", content=broken, headers={"Authorization": "Bearer nope"})
+    assert revoked.status_code == 401 and revoked.json() == {"detail": "unknown or revoked key"}
+    keyed = client.post("/v1/search", content=broken, headers=_auth(keys["harbour"]))
+    assert keyed.status_code == 422  # with a good key, the body is read and judged
