@@ -191,21 +191,31 @@ def business_of(
     return found if found is not None else _authorize(svc, request.headers.get("authorization"))
 
 
-async def _key_first(request: Request, call_next):
+class _KeyFirst:
     """A business route's key is checked before its body is read or parsed: a request
     without a valid key costs no JSON parsing (FastAPI reads the body before it solves
     dependencies). A body declared over the limit is left to FastAPI's 413, which reads
-    nothing either."""
-    path = request.url.path
-    if path.startswith("/v1/") and not path.startswith("/v1/admin"):
-        limit = request.app.state.max_body_bytes
-        declared = request.headers.get("content-length", "")
-        if not (declared.isdigit() and int(declared) > limit):
-            try:
-                request.state.business = _authorize(request.app.state.services, request.headers.get("authorization"))
-            except HTTPException as exc:
-                return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
-    return await call_next(request)
+    nothing either. Plain ASGI: Starlette's BaseHTTPMiddleware added ~3 ms a request."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path.startswith("/v1/") and not path.startswith("/v1/admin"):
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            declared = headers.get("content-length", "")
+            app_state = scope["app"].state
+            if not (declared.isdigit() and int(declared) > app_state.max_body_bytes):
+                try:
+                    business = _authorize(app_state.services, headers.get("authorization"))
+                except HTTPException as exc:
+                    await JSONResponse({"detail": exc.detail}, exc.status_code, headers=exc.headers)(
+                        scope, receive, send
+                    )
+                    return
+                scope.setdefault("state", {})["business"] = business
+        await self.app(scope, receive, send)
 
 
 def require_admin(
@@ -363,7 +373,7 @@ def create_app(
         description="Search a business's website knowledge base. Authenticate with a bearer key.",
     )
     app.state.max_body_bytes = settings.api_max_body_bytes
-    app.middleware("http")(_key_first)
+    app.add_middleware(_KeyFirst)
     app.include_router(public)
     app.include_router(admin)
     app.add_exception_handler(RequestValidationError, _invalid_request)
