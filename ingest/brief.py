@@ -21,6 +21,7 @@ from ingest.crawl import discover
 from ingest.crawl.fetch import Fetcher
 from ingest.crawl.intake import find_homepage
 from ingest.crawl.urls import Scope, page_key, prefix_of
+from ingest.extract.budget import PageTooSlow
 from ingest.extract.html import parse_html
 from ingest.models import Document, Page
 from ingest.problems import ProblemKind, SiteProblem
@@ -305,7 +306,10 @@ async def _build(site: str, settings: Settings, report: BriefReport) -> None:
         for (kind, url), page in zip(chosen, pages):
             if not (page.ok and page.status == 200):
                 continue
-            doc = parse_html(page.body, page.final_url)
+            try:
+                doc = parse_html(page.body, page.final_url, settings.page_budget_s)
+            except PageTooSlow:  # a key page like that is left out, as the crawler leaves it
+                continue
             text = page_text([*doc.chrome.splitlines(), *doc.markdown.splitlines()], seen, PAGE_BUDGET_CHARS)
             if len(text) >= MIN_NEW_CHARS:
                 texts.append(BriefPage(url=url, kind=kind, chars=len(text), text=text))

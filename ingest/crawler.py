@@ -18,6 +18,7 @@ from ingest.crawl.discover import CrawlMonitor, Frontier
 from ingest.crawl.fetch import REDIRECT_STATUSES, Fetcher, Validators
 from ingest.crawl.rawstore import RawStore
 from ingest.crawl.urls import Scope, page_key
+from ingest.extract.budget import PageTooSlow
 from ingest.extract.html import parse_html
 from ingest.kb.state import StateStore, StoredPage
 from ingest.models import Document, Page, RunReport, SkipReason
@@ -217,7 +218,12 @@ class Crawler:
         resumes with conditional requests); a refresh stub is a move."""
         page = fetched.page
         try:
-            doc = replace(parse_html(fetched.body, self.scope.normalize(page.final_url) or url), url=url)
+            doc = replace(
+                parse_html(fetched.body, self.scope.normalize(page.final_url) or url, self.settings.page_budget_s),
+                url=url,
+            )
+        except PageTooSlow:  # skipped, and the crawl goes on; like a 503, its chunks stay
+            return Failed(url, "too_slow")
         except Exception:  # one page the extractor cannot read must not stop the crawl
             return Failed(url, "unreadable")  # like a 503: not evidence of removal, its chunks stay
         status = page.status if not page.not_modified else 200

@@ -45,6 +45,7 @@ SkipReason = Literal[
     "too_large",
     "challenge",
     "unreadable",
+    "too_slow",
     # at selection
     "noindex",
     "canonical_elsewhere",

@@ -128,6 +128,8 @@ class Settings(BaseSettings):
     # Wall-clock budget of one run (a job of `ingest serve`, a due refresh, `ingest run`);
     # past it the run stops between pages or batches and reports error_kind "timeout". 0: none.
     run_budget_s: float = Field(3600.0, ge=0)
+    # Extraction time of one page; past it the page is skipped (too_slow) and the crawl goes on.
+    page_budget_s: float = Field(20.0, gt=0)
 
     @classmethod
     def settings_customise_sources(

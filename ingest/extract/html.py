@@ -24,6 +24,7 @@ from urllib.parse import unquote, urljoin
 from bs4 import BeautifulSoup, Tag
 from markdownify import MarkdownConverter
 
+from ingest.extract import budget
 from ingest.extract import soup as html_tree
 from ingest.extract.facts import page_facts, tag_facts
 from ingest.extract.language import text_language
@@ -127,6 +128,10 @@ _TRAILING = re.compile(r"[ \t]+\n")
 
 
 class _Converter(MarkdownConverter):
+    def process_text(self, *args, **kwargs):
+        budget.check()  # per text node, a leaf: a check per tag would deepen markdownify's recursion
+        return super().process_text(*args, **kwargs)
+
     def convert_a(self, el, text, *args, **kwargs):
         return text
 
@@ -453,7 +458,14 @@ def _decode(html: bytes) -> str:
     return html.decode("utf-8", "replace")
 
 
-def parse_html(html: bytes | str, url: str) -> Document:
+def parse_html(html: bytes | str, url: str, budget_s: float | None = None) -> Document:
+    """The page as a Document. With `budget_s`, a page whose extraction takes longer
+    raises budget.PageTooSlow."""
+    with budget.page_budget(budget_s):
+        return _parse_html(html, url)
+
+
+def _parse_html(html: bytes | str, url: str) -> Document:
     if isinstance(html, bytes):
         html = _decode(html)
     # Scripts (but JSON-LD), styles, comments and SVG never reach the text; cut

@@ -25,6 +25,8 @@ from bs4 import BeautifulSoup, Tag
 from bs4.element import Comment, Doctype, NavigableString, ProcessingInstruction
 from lxml import etree
 
+from ingest.extract import budget
+
 _ASCII_SPACES = " \t\n\x0c\r"  # what bs4 collapses (not \xa0)
 _DOCTYPE = re.compile(r"<!doctype", re.I)
 
@@ -235,6 +237,7 @@ class _Builder:
     def _element(self, el, parent, container, keep_spaces: bool, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise _TooDeep
+        budget.check()
         name = el.tag
         if not isinstance(name, str):
             if name is etree.Comment:

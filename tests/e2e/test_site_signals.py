@@ -14,6 +14,7 @@ from serve_site import StaticSite
 from ingest.cli import main
 from ingest.kb.state import StateStore
 from ingest.pipeline import run
+from ingest.settings import load_settings
 from retrieval.search import Searcher
 
 
@@ -359,3 +360,17 @@ def _all_chunk_urls(settings, business: str) -> list[str]:
         return [c.url for s in state.sources.of(business) for c in state.chunks.of(s.id).values()]
     finally:
         state.close()
+
+
+def test_a_page_over_its_extraction_budget_is_skipped_and_the_crawl_goes_on(site_dir_server, settings):
+    nav = ("/", "/menu/", "/about/")
+    pages = {
+        "index.html": page("Home", f"<p>{prose('home', 1)}</p>", nav=nav),
+        "about/index.html": page("About", f"<p>{prose('about', 2)}</p>", nav=nav),
+        # 2 MB of dense markup: seconds of extraction, well past a 0.3 s budget.
+        "menu/index.html": page("Menu", "<div><span>x</span> <b>y</b></div>" * 60_000, nav=nav),
+    }
+    _write_pages(site_dir_server.root_dir, pages)
+    report = run(site_dir_server.base + "/", load_settings(page_budget_s=0.3), business="slow")
+    assert report.problem is None and report.pages.skipped.get("too_slow") == 1
+    assert set(_chunk_paths(settings, "slow")) == {"/", "/about/"}
