@@ -253,6 +253,12 @@ class _ForwardProxy(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def do_CONNECT(self):  # records where it is asked to open a tunnel, and declines
+        self.seen.append(self.path)
+        self.send_response(502)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_GET(self):
         import urllib.request
 
@@ -280,6 +286,19 @@ def test_requests_go_through_the_configured_proxy(scripted, proxy, settings, mon
     page = _fetch(load_settings(), scripted.base + "/via")
     assert page.status == 200 and page.body == b"<p>through the proxy</p>"
     assert proxy.seen == [scripted.base + "/via"]
+
+
+def test_the_proxy_is_sent_to_the_vetted_address_not_the_name(scripted, proxy, settings, monkeypatch):
+    """DNS rebinding through a proxy: a name the proxy resolved again could reach another
+    address than the one vetted. The proxy is given the vetted address, for plain
+    requests and for tunnels alike."""
+    monkeypatch.setenv("SITEKB_PROXY_URL", proxy.url)
+    port = scripted.base.rsplit(":", 1)[1]
+    _fetch(load_settings(), f"http://localhost:{port}/via")
+    _fetch(load_settings(), f"https://localhost:{port}/tls")
+    loopback = (f"127.0.0.1:{port}", f"[::1]:{port}")
+    assert len(proxy.seen) == 2 and "localhost" not in " ".join(proxy.seen)
+    assert proxy.seen[0] in {f"http://{a}/via" for a in loopback} and proxy.seen[1] in loopback
 
 
 def test_with_a_proxy_private_destinations_are_still_refused(scripted, proxy, monkeypatch, tmp_path):

@@ -12,12 +12,14 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import ipaddress
+import re
 import socket
 import time
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpcore
 import httpx
@@ -149,18 +151,25 @@ async def resolve(host: str, port: int, allow_private: bool, timeout: float | No
 
 class GuardedBackend(httpcore.AsyncNetworkBackend):
     """Resolves names itself and connects to a vetted IP, so DNS rebinding and
-    redirects to private hosts are checked on the address actually connected."""
+    redirects to private hosts are checked on the address actually connected.
 
-    def __init__(self, allow_private: bool) -> None:
+    Through a proxy (`proxied`), the socket goes to the proxy, the operator's choice,
+    and each request head written to it names its destination by the vetted address
+    instead of the host name (_PinnedToProxy), so the proxy cannot resolve the name
+    again to another address."""
+
+    def __init__(self, allow_private: bool, proxied: bool = False) -> None:
         self._inner = httpcore.AnyIOBackend()
         self._allow_private = allow_private
+        self._proxied = proxied
 
     async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        addresses = await resolve(host, port, self._allow_private, timeout)
+        addresses = await resolve(host, port, self._allow_private or self._proxied, timeout)
         last_error: Exception | None = None
         for address in addresses:
             try:
-                return await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+                stream = await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+                return _PinnedToProxy(stream, self._allow_private) if self._proxied else stream
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 last_error = exc
         raise last_error or httpcore.ConnectError(f"no address for {host}")
@@ -170,6 +179,47 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
 
     async def sleep(self, seconds: float) -> None:
         await self._inner.sleep(seconds)
+
+
+# A request head's first line: "CONNECT host:443 HTTP/1.1", "GET http://host/x HTTP/1.1".
+_REQUEST_LINE = re.compile(rb"^([A-Z]+) (\S+) (HTTP/1\.[01]\r\n)")
+
+
+class _PinnedToProxy(httpcore.AsyncNetworkStream):
+    """The stream to a proxy. Each request head names its destination (CONNECT's target,
+    or a plain request's absolute URL); the name is resolved and judged here and replaced
+    by the vetted address. TLS inside a CONNECT tunnel is still verified against the name
+    (httpcore starts it with the URL's host), so the certificate check is unchanged."""
+
+    def __init__(self, inner: httpcore.AsyncNetworkStream, allow_private: bool) -> None:
+        self._inner, self._allow_private = inner, allow_private
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        match = _REQUEST_LINE.match(buffer)
+        if match:
+            method, target, version = match.groups()
+            pinned = await self._pin(target.decode("ascii"), method == b"CONNECT", timeout)
+            buffer = b"%s %s %s" % (method, pinned.encode("ascii"), version) + buffer[match.end() :]
+        await self._inner.write(buffer, timeout)
+
+    async def _pin(self, target: str, connect: bool, timeout: float | None) -> str:
+        parts = urlsplit(f"//{target}" if connect else target)
+        host, port = parts.hostname or "", parts.port or (443 if connect or parts.scheme == "https" else 80)
+        address = (await resolve(host, port, self._allow_private, timeout))[0]
+        netloc = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+        return netloc if connect else parts._replace(netloc=netloc).geturl()
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return await self._inner.read(max_bytes, timeout)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def start_tls(self, ssl_context, server_hostname=None, timeout=None) -> httpcore.AsyncNetworkStream:
+        return await self._inner.start_tls(ssl_context, server_hostname, timeout)
+
+    def get_extra_info(self, info: str):
+        return self._inner.get_extra_info(info)
 
 
 class GuardMissing(RuntimeError):
@@ -182,7 +232,7 @@ def guarded_transport(proxy_url: str | None, allow_private: bool) -> httpx.Async
     connected address is known, which is what R-2.6 asks for. verify_guard() checks
     that it is still used."""
     transport = httpx.AsyncHTTPTransport(retries=0, proxy=proxy_url or None)
-    transport._pool._network_backend = GuardedBackend(allow_private)
+    transport._pool._network_backend = GuardedBackend(allow_private, proxied=bool(proxy_url))
     return transport
 
 
@@ -301,10 +351,8 @@ class Fetcher:
         self.status_counts: dict[str, int] = {}
         self._throttles: dict[str, HostThrottle] = {}
         self._proxied = bool(settings.proxy_url)
-        # Through a proxy the socket goes to the proxy (the operator's choice), so the
-        # destination is vetted by resolving it before each request instead.
         self._client = httpx.AsyncClient(
-            transport=guarded_transport(settings.proxy_url, settings.allow_private_hosts or self._proxied),
+            transport=guarded_transport(settings.proxy_url, settings.allow_private_hosts),
             timeout=httpx.Timeout(settings.request_timeout_s),
             headers={"User-Agent": settings.user_agent, "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"},
             follow_redirects=False,
@@ -417,14 +465,6 @@ class Fetcher:
     ) -> Page:
         limit = self.settings.max_body_bytes
         try:
-            if self._proxied:
-                target = httpx.URL(current)
-                await resolve(
-                    target.host,
-                    target.port or (443 if target.scheme == "https" else 80),
-                    self.settings.allow_private_hosts,
-                    self.settings.request_timeout_s,
-                )
             async with self._client.stream(method, current, headers=headers) as response:
                 base = dict(
                     url=original,
