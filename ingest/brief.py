@@ -399,12 +399,10 @@ def brief_input(report: BriefReport) -> str:
 
 def write_brief(report: BriefReport, settings: Settings, guard, business: str) -> tuple[str, int, float]:
     """The model's brief, under the spend guard: the worst-case cost is checked against the
-    daily caps before the call, the actual cost (from the API's usage) recorded after.
+    daily caps and reserved before the call, the actual cost (from the API's usage) recorded after.
     Returns (brief, tokens, usd)."""
-    import openai
-
     from ingest.index.tokens import count_tokens
-    from ingest.kb.embed import CreditExhausted, EmbedderError, EmbedderUnavailable, QuotaExceeded, _is_credit_error
+    from ingest.kb.embed import EmbedderUnavailable
 
     if settings.openai_api_key is None:
         raise EmbedderUnavailable(
@@ -416,7 +414,19 @@ def write_brief(report: BriefReport, settings: Settings, guard, business: str) -
         (count_tokens(BRIEF_INSTRUCTIONS + text) + 50) * settings.brief_price_in_per_mtok
         + BRIEF_MAX_OUTPUT_TOKENS * settings.brief_price_out_per_mtok
     ) / 1e6
-    guard.check(business, estimate)
+    with guard.spending(business, "brief", "model_tokens", estimate) as settle:
+        brief, tokens_in, tokens_out = _write(settings, text)
+        usd = (tokens_in * settings.brief_price_in_per_mtok + tokens_out * settings.brief_price_out_per_mtok) / 1e6
+        settle(tokens_in + tokens_out, usd)
+    return brief.strip(), tokens_in + tokens_out, usd
+
+
+def _write(settings: Settings, text: str) -> tuple[str, int, int]:
+    """The model's brief and its token counts (in, out)."""
+    import openai
+
+    from ingest.kb.embed import CreditExhausted, EmbedderError, QuotaExceeded, _is_credit_error
+
     client = openai.OpenAI(
         api_key=settings.openai_api_key.get_secret_value(),
         base_url=settings.openai_base_url,
@@ -439,6 +449,4 @@ def write_brief(report: BriefReport, settings: Settings, guard, business: str) -
         raise EmbedderError(f"the brief could not be written: {exc}") from None
     except (AttributeError, IndexError, TypeError, ValueError) as exc:
         raise EmbedderError(f"the model returned a malformed answer ({exc})") from None
-    usd = (tokens_in * settings.brief_price_in_per_mtok + tokens_out * settings.brief_price_out_per_mtok) / 1e6
-    guard.record(business, "brief", "model_tokens", tokens_in + tokens_out, usd)
-    return brief.strip(), tokens_in + tokens_out, usd
+    return brief, tokens_in, tokens_out

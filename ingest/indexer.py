@@ -142,12 +142,16 @@ def _embed(
     missing = [k for k in to_add if k.point_id not in vectors]
     for start in range(0, len(missing), EMBED_BATCH):
         part = missing[start : start + EMBED_BATCH]
+        texts = [k.chunk.text for k in part]
         if guard is not None and isinstance(embedder, OpenAIEmbedder):  # the local model costs nothing
-            guard.check(business, sum(k.chunk.tokens for k in part) * embedder.price_per_mtok / 1e6)
-        embedded = embedder.embed_documents([k.chunk.text for k in part])
+            estimate = sum(k.chunk.tokens for k in part) * embedder.price_per_mtok / 1e6
+            with guard.spending(business, job, "embedding_tokens", estimate) as settle:
+                embedded = embedder.embed_documents(texts)
+                settle(embedded.tokens, embedded.cost_usd)
+        else:
+            embedded = embedder.embed_documents(texts)
         if guard is not None:
             guard.provider_ok()
-            guard.record(business, job, "embedding_tokens", embedded.tokens, embedded.cost_usd)
         fresh = dict(zip((k.point_id for k in part), embedded.vectors))
         state.pending.save(embedder.id, {pid: np.asarray(v, dtype=np.float32).tobytes() for pid, v in fresh.items()})
         vectors.update(fresh)

@@ -116,8 +116,19 @@ class Settings(BaseSettings):
     plan: str = "business"
     plans: dict[str, int] = Field(default_factory=lambda: {"free": 3, "business": 150})
 
+    # PostgreSQL for the state (and, without qdrant_url, the vectors and the job queue),
+    # shared by every worker and API process: postgresql://user:password@host:5432/db.
+    # Empty: the embedded defaults (SQLite and qdrant-edge in data_dir).
+    database_url: str = Field("", pattern=r"^(|postgres(ql)?://.*)$")
     qdrant_url: str = ""
     qdrant_api_key: SecretStr | None = None
+    # Workers (`ingest worker`, with database_url): heartbeat interval; a worker silent for
+    # worker_stalled_s is taken for dead and its job is queued again, at most
+    # worker_max_attempts times in all; and how often the workers check for due refreshes.
+    worker_heartbeat_s: float = Field(10.0, gt=0)
+    worker_stalled_s: float = Field(30.0, gt=0)
+    worker_max_attempts: int = Field(3, ge=1)
+    due_check_cron: str = "*/10 * * * *"
     # The retrieval API refuses request bodies larger than this (413), before reading them.
     api_max_body_bytes: int = Field(65_536, ge=1024)
     # A process that finds the embedded vector store held by another (a run, a search)
@@ -146,6 +157,15 @@ class Settings(BaseSettings):
     @property
     def state_path(self) -> Path:
         return self.data_dir / "state.sqlite3"
+
+    @property
+    def state_location(self) -> Path | str:
+        """Where the state lives: PostgreSQL's DSN when configured, else the SQLite file."""
+        return self.database_url or self.state_path
+
+    def state_exists(self) -> bool:
+        """Whether there is a state to read (a PostgreSQL database always counts)."""
+        return bool(self.database_url) or self.state_path.exists()
 
     @property
     def vectors_dir(self) -> Path:

@@ -319,13 +319,13 @@ class Searcher:
 
     def _index_of(self, business: str) -> tuple[str, tuple[str, ...]]:
         """The business's embedder and the languages its lexical index was analysed in."""
-        if not self.settings.state_path.exists():
+        if not self.settings.state_exists():
             raise UnknownBusiness(
                 f"no knowledge base for {business!r} (nothing ingested under {self.settings.data_dir})"
             )
         with self._lock:
             if self._state is None:
-                self._state = StateStore(self.settings.state_path, shared=True)
+                self._state = StateStore(self.settings.state_location, shared=True)
             embedder_id = self._state.businesses.embedder_of(business)
             scheme, languages = self._state.businesses.lexical_of(business)
             run = self._state.sources.last_run(business)

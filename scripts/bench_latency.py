@@ -58,7 +58,7 @@ def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: r
 
     settings = load_settings()
     embedder = make_embedder(settings)  # the configured local model (SITEKB_LOCAL_MODEL)
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     store = open_store(settings, embedder.id, embedder.dimensions)
     keys = {}
     np_rng = np.random.default_rng(rng.randrange(2**32))

@@ -105,7 +105,7 @@ def measure(name: str, folder: Path, start: str, scope: str, rewrite: tuple[str,
         report = run(site.base + start, settings, business=name)
         seconds = time.monotonic() - started
         real, empty = real_pages(folder / scope if scope else folder, site.base + "/" + (scope + "/" if scope else ""))
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     try:
         chunk_urls = {c.url for source in state.sources.of(name) for c in state.chunks.of(source.id).values()}
     finally:

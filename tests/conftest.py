@@ -123,3 +123,48 @@ def crawl_env(data_dir: Path):
         patch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "true")
         patch.delenv("OPENAI_API_KEY", raising=False)
         yield
+
+
+# -- PostgreSQL ------------------------------------------------------------------------
+# The pgserver wheel (a dev dependency) carries PostgreSQL 16 with pgvector; the tests
+# start one server per session in a short temporary folder (its Unix socket lives there)
+# and give each test a database of its own.
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    import shutil
+    import tempfile
+
+    try:
+        import pgserver
+    except ImportError:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip("needs the pgserver package (pip install -e '.[dev]') for the PostgreSQL tests")
+    folder = tempfile.mkdtemp(prefix="skbpg")
+    server = pgserver.get_server(folder, cleanup_mode="stop")
+    yield server
+    server.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_url(pg_server) -> str:
+    """A DSN for an empty database of this test's own."""
+    import uuid
+
+    import psycopg
+
+    name = "t_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return pg_server.get_uri(name)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def state_location(request, tmp_path) -> Path | str:
+    """The state database's location on each backend: a SQLite file, a PostgreSQL DSN."""
+    if request.param == "sqlite":
+        return tmp_path / "state.sqlite3"
+    return request.getfixturevalue("pg_url")

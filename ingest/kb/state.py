@@ -1,4 +1,4 @@
-"""State in SQLite: businesses, sources, pages, chunks, runs.
+"""The state's records (SQLite or PostgreSQL, kb/db.py): businesses, sources, pages, chunks, runs.
 
 The record of what is in the vector store lives here (LangChain's RecordManager
 idea): resync diffs against it, and every run checks the store agrees with it.
@@ -13,7 +13,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ingest.kb.db import connect
+from ingest.kb.db import Connection, connect
 from ingest.models import Fact, RunReport
 
 
@@ -143,8 +143,10 @@ class SourceRecords(_Records):
         return [Fact(**item) for (text,) in rows for item in json.loads(text or "[]")]
 
     def ensure(self, business: str, site: str) -> int:
-        self._db.execute("INSERT OR IGNORE INTO businesses (id, created_at) VALUES (?, ?)", (business, time.time()))
-        self._db.execute("INSERT OR IGNORE INTO sources (business, site) VALUES (?, ?)", (business, site))
+        self._db.execute(
+            "INSERT INTO businesses (id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING", (business, time.time())
+        )
+        self._db.execute("INSERT INTO sources (business, site) VALUES (?, ?) ON CONFLICT DO NOTHING", (business, site))
         return self._db.execute("SELECT id FROM sources WHERE business=? AND site=?", (business, site)).fetchone()[0]
 
     def update(self, source_id: int, **fields: object) -> None:
@@ -173,7 +175,7 @@ class SourceRecords(_Records):
         rows = self._db.execute(
             "SELECT s.business, s.site, s.root_url, s.status, "
             "(SELECT MAX(finished_at) FROM runs r WHERE r.source_id = s.id AND r.problem IS NULL "
-            "  AND json_extract(r.report, '$.error') IS NULL), "
+            f"  AND {_json_field(self._db, 'r.report', 'error')} IS NULL), "
             "(SELECT MAX(started_at) FROM runs r WHERE r.source_id = s.id) "
             "FROM sources s ORDER BY s.business, s.site"
         )
@@ -229,7 +231,8 @@ class PageRecords(_Records):
         """Replace the translations `url` declares: (language, URL) pairs."""
         self._db.execute("DELETE FROM alternates WHERE source_id=? AND url=?", (source_id, url))
         self._db.executemany(
-            "INSERT OR REPLACE INTO alternates (source_id, url, lang, alternate_url) VALUES (?, ?, ?, ?)",
+            "INSERT INTO alternates (source_id, url, lang, alternate_url) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (source_id, url, lang) DO UPDATE SET alternate_url=excluded.alternate_url",
             [(source_id, url, lang, alt) for lang, alt in alternates],
         )
 
@@ -273,8 +276,10 @@ class ChunkRecords(_Records):
 
     def add(self, source_id: int, records: list[ChunkRecord]) -> None:
         self._db.executemany(
-            "INSERT OR REPLACE INTO chunks (point_id, source_id, url, fingerprint, heading, position, tokens, embedder_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO chunks (point_id, source_id, url, fingerprint, heading, position, tokens, embedder_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (point_id) DO UPDATE SET source_id=excluded.source_id, "
+            "url=excluded.url, fingerprint=excluded.fingerprint, heading=excluded.heading, "
+            "position=excluded.position, tokens=excluded.tokens, embedder_id=excluded.embedder_id",
             [
                 (r.point_id, source_id, r.url, r.fingerprint, r.heading, r.position, r.tokens, r.embedder_id)
                 for r in records
@@ -319,7 +324,8 @@ class PendingVectors(_Records):
 
     def save(self, embedder_id: str, vectors: dict[str, bytes]) -> None:
         self._db.executemany(
-            "INSERT OR REPLACE INTO pending_vectors (point_id, embedder_id, vector) VALUES (?, ?, ?)",
+            "INSERT INTO pending_vectors (point_id, embedder_id, vector) VALUES (?, ?, ?) "
+            "ON CONFLICT (point_id) DO UPDATE SET embedder_id=excluded.embedder_id, vector=excluded.vector",
             [(pid, embedder_id, blob) for pid, blob in vectors.items()],
         )
 
@@ -387,10 +393,11 @@ class RunRecords(_Records):
             "UPDATE runs SET finished_at=started_at, report=? WHERE business=? AND finished_at IS NULL",
             (interrupted.model_dump_json(), business),
         )
-        cur = self._db.execute(
-            "INSERT INTO runs (business, source_id, started_at) VALUES (?, ?, ?)", (business, source_id, self.clock())
-        )
-        return int(cur.lastrowid)
+        row = self._db.execute(
+            "INSERT INTO runs (business, source_id, started_at) VALUES (?, ?, ?) RETURNING id",
+            (business, source_id, self.clock()),
+        ).fetchone()
+        return int(row[0])
 
     def finish(self, run_id: int, problem: str | None, report: dict) -> None:
         self._db.execute(
@@ -408,11 +415,12 @@ class RunRecords(_Records):
 class StateStore:
     """The state database's records, by kind, on one connection (kb/db.py)."""
 
-    def __init__(self, path: Path, shared: bool = False, clock=time.time) -> None:
-        """`shared=True` lets one connection serve several threads (callers serialise).
+    def __init__(self, location: Path | str, shared: bool = False, clock=time.time) -> None:
+        """`location`: the SQLite file, or a postgresql:// DSN (Settings.state_location).
+        `shared=True` lets one connection serve several threads (callers serialise).
         `clock` stamps runs (tests inject one instead of sleeping through hours)."""
         self.clock = clock
-        self._db = connect(path, shared=shared)
+        self._db = connect(location, shared=shared)
         self.businesses = BusinessRecords(self._db)
         self.sources = SourceRecords(self._db)
         self.pages = PageRecords(self._db)
@@ -423,6 +431,13 @@ class StateStore:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _json_field(db: Connection, column: str, key: str) -> str:
+    """SQL for a top-level field of a JSON text column, as text."""
+    if db.dialect == "sqlite":
+        return f"json_extract({column}, '$.{key}')"
+    return f"(({column})::jsonb ->> '{key}')"
 
 
 def _key_hash(secret: str) -> str:

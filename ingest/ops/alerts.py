@@ -22,7 +22,7 @@ class Alerter:
     def __init__(self, settings: Settings, clock=time.time) -> None:
         self.settings = settings
         self.clock = clock
-        self._db = connect(settings.state_path)
+        self._db = connect(settings.state_location)
 
     def close(self) -> None:
         self._db.close()
@@ -30,7 +30,8 @@ class Alerter:
     def send_once(self, event: str, subject: str, body: str) -> list[str]:
         """Sends unless `event` was alerted before. Returns delivery problems, if any."""
         inserted = self._db.execute(
-            "INSERT OR IGNORE INTO alerts (event, subject, at) VALUES (?, ?, ?)", (event, subject, self.clock())
+            "INSERT INTO alerts (event, subject, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            (event, subject, self.clock()),
         ).rowcount
         if not inserted:
             return []

@@ -2,7 +2,9 @@
 
 Every paid unit goes into a ledger in the state database; daily caps (per business and
 in total, per UTC day) are checked before each paid call, which is refused with
-BudgetExceeded naming the cap; what was already paid for is kept. The breaker, kept in
+BudgetExceeded naming the cap; what was already paid for is kept. The check and a
+reservation of the call's estimate are one transaction (`spending`), so workers sharing a
+PostgreSQL state cannot pass a cap together. The breaker, kept in
 the same database so a restart does not reset it, stops new jobs for 60 minutes when the
 provider says the credit is gone, and for 30 minutes after two quota errors in a row or
 eight failed jobs within 30 minutes.
@@ -11,6 +13,8 @@ eight failed jobs within 30 minutes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -53,7 +57,7 @@ class SpendGuard:
     clock: object = time.time  # injected in tests: a callable returning epoch seconds
 
     def __post_init__(self) -> None:
-        self._db = connect(self.settings.state_path)
+        self._db = connect(self.settings.state_location)
 
     def close(self) -> None:
         self._db.close()
@@ -79,6 +83,39 @@ class SpendGuard:
                 f"this installation has spent ${total:.4f} today; ${estimate_usd:.4f} more would pass the daily "
                 f"cap of ${self.settings.daily_cap_total_usd:.2f} (SITEKB_DAILY_CAP_TOTAL_USD)"
             )
+
+    @contextmanager
+    def spending(
+        self, business: str, job: str, kind: str, estimate_usd: float
+    ) -> Iterator[Callable[[int, float], None]]:
+        """Around one paid call: checks the caps and reserves `estimate_usd` in the ledger in
+        one transaction that every process doing the same waits its turn for (SQLite's write
+        lock, or a PostgreSQL advisory lock), so workers spending at once cannot all pass a
+        check that only one of them fits. Yields `settle(units, usd)` to replace the
+        reservation with what the call cost; a call that fails, or is never settled, leaves
+        nothing in the ledger. A cap can be passed only by what one call costs beyond its
+        estimate."""
+        with self._db.transaction(lock="sitekb-spend"):
+            self.check(business, estimate_usd)
+            row = self._db.execute(
+                "INSERT INTO spend (business, job, kind, units, usd, at) VALUES (?, ?, ?, 0, ?, ?) RETURNING id",
+                (business, job, kind, estimate_usd, self.clock()),
+            ).fetchone()
+        reservation, settled = row[0], False
+
+        def settle(units: int, usd: float) -> None:
+            nonlocal settled
+            settled = True
+            if usd > 0:
+                self._db.execute("UPDATE spend SET units=?, usd=? WHERE id=?", (units, usd, reservation))
+            else:
+                self._db.execute("DELETE FROM spend WHERE id=?", (reservation,))
+
+        try:
+            yield settle
+        finally:
+            if not settled:
+                self._db.execute("DELETE FROM spend WHERE id=?", (reservation,))
 
     def record(self, business: str, job: str, kind: str, units: int, usd: float) -> None:
         if usd > 0:  # the local model and unpriced proxies cost nothing: no ledger noise
@@ -121,7 +158,9 @@ class SpendGuard:
     def _open(self, seconds: float, reason: str) -> str:
         until = self.clock() + seconds
         self._db.execute(
-            "UPDATE breaker SET open_until=MAX(open_until, ?), reason=?, quota_streak=0 WHERE id=1", (until, reason)
+            "UPDATE breaker SET open_until=CASE WHEN open_until > ? THEN open_until ELSE ? END, reason=?, "
+            "quota_streak=0 WHERE id=1",
+            (until, until, reason),
         )
         return reason
 

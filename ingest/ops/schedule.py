@@ -56,9 +56,9 @@ def is_due(
 
 
 def due_sources(settings: Settings, now: float) -> list[Due]:
-    if not settings.state_path.exists():
+    if not settings.state_exists():
         return []
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     try:
         rows = state.sources.refresh_history()
         lost = {b for b in {row.business for row in rows} if vectors_lost(settings, state.businesses.embedder_of(b))}
