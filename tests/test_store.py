@@ -6,10 +6,14 @@ from ingest.kb.store import EdgeStore, QdrantServerStore, StoredPoint, StoreErro
 from retrieval.search import fuse
 
 
-@pytest.fixture(params=["edge", "qdrant-client"])
+@pytest.fixture(params=["edge", "qdrant-client", "pgvector"])
 def store(request, tmp_path):
     if request.param == "edge":
         s = EdgeStore(tmp_path / "edge", dimensions=3)
+    elif request.param == "pgvector":
+        from ingest.kb.pgstore import PgVectorStore
+
+        s = PgVectorStore(request.getfixturevalue("pg_url"), "test", dimensions=3)
     else:
         from qdrant_client import QdrantClient
 

@@ -4,7 +4,8 @@
 keyword index on `business`, BM25 sparse vectors with IDF. Measured
 here it answers filtered searches ~500× faster than qdrant-client's local mode,
 which scans every point in Python (docs/architecture.md). `QdrantServerStore` speaks to a Qdrant server (SITEKB_QDRANT_URL)
-with qdrant-client; tests run it in qdrant-client's local mode. A store gives one
+with qdrant-client; tests run it in qdrant-client's local mode. `PgVectorStore`
+(kb/pgstore.py) keeps them in PostgreSQL with pgvector (SITEKB_DATABASE_URL). A store gives one
 ranking at a time (dense or lexical); retrieval.search fuses them.
 
 One collection per embedder identity, so vectors of different models never mix.
@@ -21,39 +22,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import qdrant_edge as qe
 
 from ingest.kb.lexical import document_terms, query_terms
+from ingest.kb.points import DENSE, SPARSE, Hit, Ranking, SearchMode, StoredPoint, StoreError  # noqa: F401
 from ingest.settings import Settings
-
-DENSE = "dense"
-SPARSE = "bm25"
-SearchMode = Literal["hybrid", "dense", "lexical"]
-Ranking = Literal["dense", "lexical"]
-
-
-class StoreError(RuntimeError):
-    """The vector store cannot be opened or used; the message says why."""
-
-
-@dataclass(frozen=True)
-class StoredPoint:
-    id: str
-    vector: list[float] = field(repr=False)
-    payload: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def text(self) -> str:
-        return self.payload.get("text", "")
-
-
-@dataclass(frozen=True)
-class Hit:
-    id: str
-    score: float
-    payload: dict[str, Any]
 
 
 def _terms(point: StoredPoint) -> tuple[list[int], list[float]]:
@@ -416,14 +391,24 @@ class SharedStore:
         return getattr(self._entry.store, name)
 
     def search(self, *args, **kwargs) -> list[Hit]:
+        if self._transactional:
+            return self._entry.store.search(*args, **kwargs)
         with self._entry.lock.shared():
             return self._entry.store.search(*args, **kwargs)
+
+    @property
+    def _transactional(self) -> bool:
+        """A store whose own transactions keep searches from seeing half a swap, across
+        processes too (PostgreSQL): no in-process lock is needed around it."""
+        return hasattr(self._entry.store, "swap")
 
     def rankings(
         self, business: str, vector: list[float] | None, text: str | None, limit: int, langs: tuple[str, ...] = ()
     ) -> tuple[list[Hit], list[Hit]]:
         """The dense ranking (empty without a vector) and the lexical ranking (empty
         without text), read together: no page swap falls between them."""
+        if self._transactional:
+            return self._entry.store.rankings(business, vector, text, limit, langs)
         with self._entry.lock.shared():
             store = self._entry.store
             dense = store.search(business, vector, "", limit, mode="dense") if vector is not None else []
@@ -432,6 +417,8 @@ class SharedStore:
 
     def swap(self):
         """Hold while deleting a page's stale chunks and writing its new ones."""
+        if self._transactional:
+            return self._entry.store.swap()
         return self._entry.lock.exclusive()
 
     def close(self) -> None:
@@ -472,6 +459,12 @@ def open_store(settings: Settings, embedder_id: str, dimensions: int) -> SharedS
         return _handle(
             ("server", settings.qdrant_url, name), lambda: QdrantServerStore(_server_client(settings), name, dimensions)
         )
+    if settings.database_url:
+        from ingest.kb.pgstore import PgVectorStore
+
+        return _handle(
+            ("pg", settings.database_url, name), lambda: PgVectorStore(settings.database_url, name, dimensions)
+        )
     path = (settings.vectors_dir / name).resolve()
     return _handle(("edge", str(path)), lambda: EdgeStore(path, dimensions, settings.store_wait_s))
 
@@ -480,7 +473,7 @@ def vectors_lost(settings: Settings, embedder_id: str | None) -> bool:
     """True when the embedded store a knowledge base was written to is gone from disk (a
     folder deleted by hand, a disk replaced): its state then claims chunks no search can
     find, until the next run rebuilds them. A Qdrant server is not probed here."""
-    if embedder_id is None or settings.qdrant_url:
+    if embedder_id is None or settings.qdrant_url or settings.database_url:
         return False
     return not (settings.vectors_dir / collection_name(embedder_id)).is_dir()
 
@@ -499,6 +492,15 @@ def open_existing_store(settings: Settings, embedder_id: str) -> SharedStore | N
             if not exists:
                 return None
         return _handle(key, lambda: QdrantServerStore(_server_client(settings), name, dimensions=None))
+    if settings.database_url:
+        from ingest.kb.pgstore import PgVectorStore, pg_table_exists
+
+        key = ("pg", settings.database_url, name)
+        with _REGISTRY_LOCK:
+            known = key in _REGISTRY
+        if not known and not pg_table_exists(settings.database_url, name):
+            return None
+        return _handle(key, lambda: PgVectorStore(settings.database_url, name, dimensions=None))
     path = (settings.vectors_dir / name).resolve()
     if not path.exists():
         return None
