@@ -17,12 +17,13 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 
 from ingest.index.tokens import TokenizerUnavailable
-from ingest.kb.db import StateDamaged
+from ingest.kb.db import StateDamaged, redact_dsn
 from ingest.kb.embed import EmbedderUnavailable
 from ingest.kb.state import StateStore
 from ingest.kb.store import StoreError, vectors_lost
 from ingest.models import RunReport
 from ingest.ops.jobs import ServerError
+from ingest.ops.queue import QueueUnavailable
 from ingest.problems import ProblemKind
 from ingest.settings import SettingsError, load_settings
 
@@ -59,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--business", help="business id (default: the site's host)")
     run.add_argument("--max-pages", type=int, help="page budget for this run")
     run.add_argument("--json", action="store_true", help="print the run report as JSON")
+    run.add_argument(
+        "--no-wait", action="store_true", help="with a job queue (SITEKB_DATABASE_URL): queue the job and return"
+    )
     search = sub.add_parser("search", help="search a business's knowledge base")
     search.add_argument("--business", required=True)
     search.add_argument("-k", type=int, default=5, help="number of hits (default 5)")
@@ -81,6 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     brief.add_argument("--business", help="business id for usage metering (default: the site's host)")
     brief.add_argument("--json", action="store_true")
     brief.add_argument("--write", action="store_true", help="have a model write the brief (needs OPENAI_API_KEY)")
+    worker = sub.add_parser("worker", help="take ingestion jobs from the queue (needs SITEKB_DATABASE_URL)")
+    worker.add_argument("--name", help="this worker's name in the queue's records")
+    worker.add_argument("--once", action="store_true", help="stop when the queue is empty")
     serve = sub.add_parser("serve", help="start the retrieval HTTP API")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
@@ -121,10 +128,14 @@ def main(argv: list[str] | None = None) -> int:
             return _resync(args)
         if args.command == "scheduler":
             return _scheduler(args)
+        if args.command == "worker":
+            return _worker(args, settings)
         if args.command == "keys":
             return _keys(args, settings)
         return _status(args, settings)
     except SettingsError as exc:
+        return _fail(args, "invalid", str(exc))
+    except QueueUnavailable as exc:
         return _fail(args, "invalid", str(exc))
     except (EmbedderUnavailable, TokenizerUnavailable, StateDamaged) as exc:
         return _fail(args, "error", str(exc))
@@ -176,6 +187,13 @@ def _run(args, settings) -> int:
 
     if args.max_pages is not None and args.max_pages < 1:
         return _fail(args, "invalid", "--max-pages must be at least 1")
+    if args.no_wait and not settings.database_url:
+        return _fail(args, "invalid", "--no-wait needs a job queue: set SITEKB_DATABASE_URL=postgresql://...")
+    if settings.database_url:
+        report = _run_queued(args, settings)
+        if report is None:
+            return EXIT_OK
+        return _finish_run(args, report)
     link = _server(settings)
     with _progress(sys.stderr.isatty() and not args.json) as progress:
         if link is not None:
@@ -188,6 +206,39 @@ def _run(args, settings) -> int:
                 link.close()
         else:
             report = run(args.site, settings, business=args.business, max_pages=args.max_pages, progress=progress)
+    return _finish_run(args, report)
+
+
+def _run_queued(args, settings) -> RunReport | None:
+    """With a job queue: queue the run, and (unless --no-wait) wait for its report."""
+    from ingest.ops.queue import QueueJobs
+
+    jobs = QueueJobs(settings)
+    job = jobs.submit("run", {"site": args.site, "business": args.business, "max_pages": args.max_pages})
+    if args.no_wait:
+        print(json.dumps({"job": job.id, "status": job.status}) if args.json else f"queued as job {job.id}")
+        return None
+    print(f"ingest: queued as job {job.id}; waiting for a worker (Ctrl-C stops waiting, not the job)", file=sys.stderr)
+    if not jobs.workers_alive(settings.worker_stalled_s):
+        print("ingest: no worker is running: start one with `ingest worker`", file=sys.stderr)
+
+    def said(job) -> None:
+        if job.status == "running":
+            print(f"ingest: job {job.id} is running", file=sys.stderr)
+
+    try:
+        job = jobs.wait(job.id, on_change=said)
+    except KeyboardInterrupt:
+        print(f"ingest: stopped waiting; job {job.id} stays in the queue (see `ingest status`)", file=sys.stderr)
+        raise SystemExit(130) from None
+    if job.result is None:
+        return RunReport(
+            business=args.business or "", site=args.site, error=job.error or "the job failed", error_kind="JobFailed"
+        )
+    return RunReport.model_validate(job.result)
+
+
+def _finish_run(args, report: RunReport) -> int:
     if args.json:
         print(report.model_dump_json(indent=2))
     else:
@@ -280,8 +331,8 @@ def _search(args, settings) -> int:
 
 def _status(args, settings) -> int:
     businesses = []
-    if settings.state_path.exists():
-        state = StateStore(settings.state_path)
+    if settings.state_exists():
+        state = StateStore(settings.state_location)
         try:
             known = state.businesses.all()
             if args.business and args.business not in known:
@@ -436,6 +487,18 @@ def _run_due_round() -> list[dict]:
 
 
 def _resync(args) -> int:
+    settings = load_settings()
+    if settings.database_url:
+        from ingest.ops.queue import enqueue_due
+
+        queued = enqueue_due(settings)
+        if args.json:
+            print(json.dumps(queued, indent=2, ensure_ascii=False))
+        else:
+            print("nothing due" if not queued else f"queued {len(queued)} refreshes for the workers")
+            for q in queued:
+                print(f"{q['business']} ({q['site']}): job {q['job']}, {q['reason']}")
+        return EXIT_OK
 
     outcomes = _run_due_round()
     if args.json:
@@ -469,9 +532,22 @@ def _scheduler(args) -> int:
 
     def report_round(outcomes: list[dict]) -> None:
         for o in outcomes:
-            print(json.dumps({k: o[k] for k in ("business", "site", "problem", "error", "seconds")}), flush=True)
+            keys = (
+                ("business", "site", "job", "reason")
+                if "job" in o
+                else ("business", "site", "problem", "error", "seconds")
+            )
+            print(json.dumps({k: o[k] for k in keys}), flush=True)
 
-    scheduler(_run_due_round, args.interval, stop, on_round=report_round)
+    def one_round() -> list[dict]:
+        settings = load_settings()
+        if settings.database_url:  # the workers run the refreshes; the scheduler only queues them
+            from ingest.ops.queue import enqueue_due
+
+            return enqueue_due(settings)
+        return _run_due_round()
+
+    scheduler(one_round, args.interval, stop, on_round=report_round)
     return EXIT_OK
 
 
@@ -549,10 +625,13 @@ def _serve(args, settings) -> int:
         return EXIT_PROBLEM
     host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     url = f"http://{'[' + host + ']' if ':' in host else host}:{args.port}"
+    jobs = (
+        "ingestion jobs go to the queue in the database, and `ingest worker` processes run them"
+        if settings.database_url
+        else f"ingestion jobs for {settings.data_dir} run here while it runs"
+    )
     print(
-        f"retrieval API on http://{args.host}:{args.port} (OpenAPI at /docs); ingestion jobs for "
-        f"{settings.data_dir} run here while it runs; Ctrl-C stops it",
-        file=sys.stderr,
+        f"retrieval API on http://{args.host}:{args.port} (OpenAPI at /docs); {jobs}; Ctrl-C stops it", file=sys.stderr
     )
     uvicorn.run(
         create_server_app(settings, announce_url=url, load=load_settings),
@@ -563,8 +642,21 @@ def _serve(args, settings) -> int:
     return EXIT_OK
 
 
+def _worker(args, settings) -> int:
+    from ingest.ops.queue import run_worker
+    from ingest.pipeline import run
+
+    print(
+        f"worker {args.name or ''}: taking jobs from the queue in {redact_dsn(settings.database_url)}"
+        f"{' until it is empty' if args.once else '; SIGTERM stops it after the job in hand'}",
+        file=sys.stderr,
+    )
+    run_worker(settings, run, name=args.name, once=args.once)
+    return EXIT_OK
+
+
 def _keys(args, settings) -> int:
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     try:
         if args.keys_command == "create":
             try:

@@ -191,7 +191,13 @@ def _links_of(page: Page) -> tuple[str, ...]:
 
 @contextmanager
 def _business_lock(settings: Settings, business: str) -> Iterator[None]:
-    """One worker per business (R-10.3). An OS file lock: a crashed holder releases it."""
+    """One worker per business (R-10.3). An OS file lock, or with a shared PostgreSQL
+    state a session advisory lock, which holds across machines: a crashed holder (its
+    process, or its connection) releases either."""
+    if settings.database_url:
+        with _pg_business_lock(settings.database_url, business):
+            yield
+        return
     locks = private_dir(settings.data_dir) / "locks"
     locks.mkdir(exist_ok=True)
     name = hashlib.sha1(business.encode()).hexdigest()[:16]
@@ -204,6 +210,20 @@ def _business_lock(settings: Settings, business: str) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def _pg_business_lock(dsn: str, business: str) -> Iterator[None]:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
+        key = f"sitekb-business:{business}"
+        if not conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,)).fetchone()[0]:
+            raise BusinessBusy(f"another job for business {business!r} is running")
+        try:
+            yield
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
 
 
 async def _run(
@@ -222,7 +242,7 @@ async def _run(
     report.site = scope.label
     with _business_lock(settings, business):
         ensure_free_space(private_dir(settings.data_dir), settings.min_free_disk_mb, "a run")
-        state = StateStore(settings.state_path, clock=guard.clock)
+        state = StateStore(settings.state_location, clock=guard.clock)
         run_id = None
         source_id = state.sources.ensure(business, report.site)
         try:

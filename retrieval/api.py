@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ingest.kb.state import StateStore
 from ingest.ops.jobs import JobRunner, announce, withdraw
+from ingest.ops.queue import QueueJobs
 from ingest.settings import Settings, load_settings
 from retrieval.search import MAX_QUERY_CHARS, Answer, Searcher, UnknownBusiness
 
@@ -133,9 +134,10 @@ class Services:
     ) -> None:
         self.settings, self.load, self.work = settings, load, work
         self.searcher = Searcher(settings)
-        self._state = StateStore(settings.state_path, shared=True)
+        self._state = StateStore(settings.state_location, shared=True)
         self._lock = threading.Lock()
-        self.jobs = JobRunner()
+        # With a shared database the workers run the jobs (ops/queue.py); this process only serves.
+        self.jobs = QueueJobs(settings) if settings.database_url else JobRunner()
         self.admin_token = announce(settings, announce_url) if announce_url else None
 
     def state(self, call: Callable[[StateStore], T]) -> T:

@@ -9,6 +9,7 @@ import json
 import math
 import re
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DIMENSIONS = 1536
@@ -29,6 +30,7 @@ class FakeOpenAI:
         self.failures: list[tuple[int, object]] = []
         self.requests: list[list[str]] = []
         self.chats: list[dict] = []
+        self.delay_s = 0.0  # each embeddings answer waits this long (a slow provider)
         server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         server.daemon_threads = True
         server.fake = self  # type: ignore[attr-defined]
@@ -64,6 +66,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._chat(fake, body)
         inputs = body.get("input", [])
         inputs = [inputs] if isinstance(inputs, str) else inputs
+        if fake.delay_s:
+            time.sleep(fake.delay_s)
         fake.requests.append(inputs)
         tokens = sum(len(re.findall(r"\w+|[^\w\s]", text)) for text in inputs)
         self._send(

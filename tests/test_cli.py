@@ -219,3 +219,17 @@ def test_every_json_command_reports_its_problem_in_json(argv, kind, words, setti
     report = json.loads(out)
     assert report["problem"] == kind and words in report["message"]
     assert words in err and "Traceback" not in err
+
+
+def test_queue_commands_without_a_database_say_what_to_set(settings, capsys):
+    assert main(["worker"]) == 2
+    assert "SITEKB_DATABASE_URL" in capsys.readouterr().err
+    assert main(["run", "example.com", "--no-wait", "--json"]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert out["problem"] == "invalid" and "SITEKB_DATABASE_URL" in out["message"]
+
+
+def test_a_bad_database_url_is_refused_with_its_setting_named(settings, monkeypatch, capsys):
+    monkeypatch.setenv("SITEKB_DATABASE_URL", "mysql://db/sitekb")
+    assert main(["status"]) == 2
+    assert "database_url" in capsys.readouterr().err

@@ -1,0 +1,299 @@
+"""The job queue past one machine: procrastinate on the PostgreSQL database of
+SITEKB_DATABASE_URL (docs/architecture.md says why procrastinate), and the workers
+that take its jobs (`ingest worker`).
+
+- A run job carries the site and the business. Its procrastinate `lock` is the
+  business, so across all workers one job per business runs at a time (and so the
+  per-host politeness of one crawl holds without coordination); its `queueing_lock`
+  keeps a business from being queued twice while it waits.
+- `ingest run`, `ingest resync --due`, the scheduler, the API's admin endpoint and a
+  periodic check inside the workers only enqueue; `ingest run` and the API can wait for
+  the job's report, which the job stores in the `job_results` table.
+- A worker killed mid-job stops sending heartbeats; every worker looks for such stalled
+  jobs and queues them again (up to `worker_max_attempts` times: a site that kills
+  its worker each time cannot hold the workers forever). The pipeline resumes from the
+  saved pages and the vectors already paid for (pending_vectors): nothing is paid twice,
+  and point ids are content hashes, so nothing is written twice.
+- A job's wall time is bounded by the pipeline's own `run_budget_s`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Any
+
+from ingest.kb.db import connect
+from ingest.ops.jobs import Job
+from ingest.settings import Settings, load_settings
+
+QUEUE = "sitekb"
+RUN_TASK = "sitekb.run"
+DUE_TASK = "sitekb.enqueue_due"
+POLL_S = 0.5
+_STATUS = {
+    "todo": "queued",
+    "doing": "running",
+    "succeeded": "done",
+    "failed": "failed",
+    "cancelled": "failed",
+    "aborted": "failed",
+}
+log = logging.getLogger("sitekb.queue")
+
+
+class QueueUnavailable(RuntimeError):
+    """The queue needs PostgreSQL (SITEKB_DATABASE_URL); the message says what to set."""
+
+
+def job_lock(business: str | None, site: str) -> str:
+    """The lock a run job holds: its business, or its site when the business is not
+    named yet (the pipeline's own advisory lock catches two spellings of one site)."""
+    return f"business:{business}" if business else f"site:{site.strip().lower()}"
+
+
+def make_app(settings: Settings, runner=None):
+    """The procrastinate app with sitekb's tasks, on the configured database. `runner` (the
+    pipeline's `run`, given by the worker) runs a site; without it the app only queues."""
+    if not settings.database_url:
+        raise QueueUnavailable(
+            "the job queue and its workers need PostgreSQL: set SITEKB_DATABASE_URL=postgresql://... "
+            "(without it, `ingest run` and `ingest serve` run jobs in their own process)"
+        )
+    try:
+        import procrastinate
+    except ImportError:
+        raise QueueUnavailable("the job queue needs procrastinate: pip install 'sitekb[postgres]'") from None
+
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=settings.database_url))
+
+    @app.task(name=RUN_TASK, queue=QUEUE, pass_context=True)
+    def run_site(context, site: str, business: str | None = None, max_pages: int | None = None) -> None:
+        if runner is None:
+            raise QueueUnavailable("this process only queues jobs; `ingest worker` runs them")
+        _run_job(runner, context.job.id, site, business, max_pages)
+
+    @app.periodic(cron=settings.due_check_cron, periodic_id="due")
+    @app.task(name=DUE_TASK, queue=QUEUE, queueing_lock="sitekb-enqueue-due", pass_context=True)
+    def enqueue_due_task(context, timestamp: int) -> None:
+        _store_result(load_settings(), context.job.id, enqueue_due(load_settings(), app=app))
+
+    app.run_site = run_site
+    return app
+
+
+def ensure_schema(settings: Settings, app) -> None:
+    """procrastinate's tables, created once (under an advisory lock, so workers starting
+    together do not race), beside sitekb's own (kb/db.py)."""
+    import psycopg
+
+    connect(settings.database_url).close()  # sitekb's tables and migrations, job_results among them
+    with psycopg.connect(settings.database_url, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(hashtextextended('sitekb-queue-schema', 0))")
+        try:
+            if conn.execute("SELECT to_regclass('procrastinate_jobs') IS NULL").fetchone()[0]:
+                with app.open():
+                    app.schema_manager.apply_schema()
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(hashtextextended('sitekb-queue-schema', 0))")
+
+
+def _run_job(runner, job_id: int, site: str, business: str | None, max_pages: int | None) -> None:
+    settings = load_settings()  # read again per job (R-10.3)
+    try:
+        report = runner(site, settings, business=business, max_pages=max_pages)
+    except Exception as exc:
+        _store_result(settings, job_id, None, error=f"{type(exc).__name__}: {exc}")
+        raise
+    _store_result(settings, job_id, report.model_dump(mode="json"))
+
+
+def _store_result(settings: Settings, job_id: int, result: Any, error: str | None = None) -> None:
+    db = connect(settings.database_url)
+    try:
+        db.execute(
+            "INSERT INTO job_results (job_id, result, error, at) VALUES (?, ?, ?, ?) ON CONFLICT (job_id) "
+            "DO UPDATE SET result=excluded.result, error=excluded.error, at=excluded.at",
+            (job_id, json.dumps(result, ensure_ascii=False), error, time.time()),
+        )
+    finally:
+        db.close()
+
+
+def _active_locks(settings: Settings) -> set[str]:
+    db = connect(settings.database_url)
+    try:
+        rows = db.execute(
+            "SELECT lock FROM procrastinate_jobs WHERE status IN ('todo', 'doing') AND lock IS NOT NULL"
+        ).fetchall()
+        return {r[0] for r in rows}
+    finally:
+        db.close()
+
+
+def enqueue_due(settings: Settings, app=None, now: float | None = None) -> list[dict]:
+    """A run job for every due source not already queued or running; returns what was queued."""
+    from ingest.ops.schedule import due_sources
+
+    own = app is None
+    app = app or make_app(settings)
+    active = _active_locks(settings)
+    queued = []
+    for due in due_sources(settings, time.time() if now is None else now):
+        lock = job_lock(due.business, due.root_url or due.site)
+        if not due.due or not due.root_url or lock in active:
+            continue
+        job_id = _defer(app, due.root_url, due.business, None, own)
+        active.add(lock)
+        queued.append({"business": due.business, "site": due.site, "job": job_id, "reason": due.reason})
+    return queued
+
+
+def _defer(app, site: str, business: str | None, max_pages: int | None, open_app: bool) -> int:
+    import procrastinate.exceptions
+
+    lock = job_lock(business, site)
+    task = app.tasks[RUN_TASK]
+
+    def defer() -> int:
+        try:
+            return task.configure(lock=lock, queueing_lock=lock).defer(
+                site=site, business=business, max_pages=max_pages
+            )
+        except procrastinate.exceptions.AlreadyEnqueued:
+            return _waiting_job(app, lock)
+
+    if not open_app:
+        return defer()
+    with app.open():
+        return defer()
+
+
+def _waiting_job(app, lock: str) -> int:
+    """The job already queued under `lock` (the same business asked for twice)."""
+    for job in app.job_manager.list_jobs(queueing_lock=lock, status="todo"):
+        return int(job.id)
+    raise QueueUnavailable(f"a job for {lock} is queued but could not be found")
+
+
+class QueueJobs:
+    """The JobRunner interface (submit, get, close) over the queue: the API and the CLI
+    enqueue and read a job's state; the workers run it."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.app = make_app(settings)
+        ensure_schema(settings, self.app)
+
+    def submit(self, kind: str, params: dict[str, Any], work: Any = None) -> Job:
+        if kind == "run":
+            job_id = _defer(self.app, params["site"], params.get("business"), params.get("max_pages"), True)
+        else:
+            with self.app.open():
+                job_id = self.app.tasks[DUE_TASK].defer(timestamp=int(time.time()))
+        return self.get(str(job_id)) or Job(id=str(job_id), kind=kind, params=params)
+
+    def get(self, job_id: str) -> Job | None:
+        try:
+            number = int(job_id)
+        except ValueError:
+            return None
+        db = connect(self.settings.database_url)
+        try:
+            row = db.execute(
+                "SELECT j.status, j.task_name, j.args, r.result, r.error, r.at, j.attempts "
+                "FROM procrastinate_jobs j LEFT JOIN job_results r ON r.job_id = j.id WHERE j.id = ?",
+                (number,),
+            ).fetchone()
+        finally:
+            db.close()
+        if row is None:
+            return None
+        status, task, args, result, error, at, attempts = row
+        job = Job(id=str(number), kind="run" if task == RUN_TASK else "resync_due", params=dict(args or {}))
+        job.status = _STATUS.get(status, status)
+        job.result = json.loads(result) if result else None
+        job.error = error or (f"the job {status} after {attempts} attempts" if job.status == "failed" else None)
+        job.finished_at = at if job.status in ("done", "failed") else None
+        return job
+
+    def wait(self, job_id: str, on_change=None, poll_s: float = POLL_S, timeout_s: float | None = None) -> Job:
+        """Polls until the job is done or failed; `on_change(job)` on each status change.
+        TimeoutError after `timeout_s` (None: no limit; the job goes on either way)."""
+        seen = None
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"job {job_id} did not finish within {timeout_s:g} s")
+            job = self.get(job_id)
+            if job is None:
+                raise QueueUnavailable(f"job {job_id} is gone from the queue")
+            if job.status != seen and on_change:
+                on_change(job)
+            seen = job.status
+            if job.status in ("done", "failed"):
+                return job
+            time.sleep(poll_s)
+
+    def workers_alive(self, within_s: float) -> int:
+        db = connect(self.settings.database_url)
+        try:
+            return db.execute(
+                "SELECT COUNT(*) FROM procrastinate_workers WHERE last_heartbeat > NOW() - make_interval(secs => ?)",
+                (within_s,),
+            ).fetchone()[0]
+        finally:
+            db.close()
+
+    def close(self, wait_s: float = 0.0) -> None:
+        """Nothing runs here: the workers own the jobs."""
+
+
+# -- the worker ------------------------------------------------------------------------
+
+
+def run_worker(settings: Settings, runner, name: str | None = None, once: bool = False) -> None:
+    """Takes jobs and runs each with `runner` (the pipeline's `run`) until SIGTERM/SIGINT
+    (or, with `once`, until the queue is empty). Beside it, a sweeper queues again the
+    jobs of workers that stopped sending heartbeats."""
+    app = make_app(settings, runner)
+    ensure_schema(settings, app)
+    asyncio.run(_work(app, settings, name, once))
+
+
+async def _work(app, settings: Settings, name: str | None, once: bool) -> None:
+    async with app.open_async():
+        sweeper = asyncio.create_task(_sweep(app, settings))
+        try:
+            await app.run_worker_async(
+                queues=[QUEUE],
+                concurrency=1,  # a run is CPU-heavy (extraction, the local model): scale with processes
+                name=name,
+                wait=not once,
+                update_heartbeat_interval=settings.worker_heartbeat_s,
+                stalled_worker_timeout=settings.worker_stalled_s,
+                delete_jobs="never",
+            )
+        finally:
+            sweeper.cancel()
+
+
+async def _sweep(app, settings: Settings) -> None:
+    from procrastinate.jobs import Status
+
+    while True:
+        try:
+            for job in await app.job_manager.get_stalled_jobs(
+                queue=QUEUE, seconds_since_heartbeat=settings.worker_stalled_s
+            ):
+                if job.attempts + 1 >= settings.worker_max_attempts:
+                    log.warning("job %s stalled %s times; giving it up", job.id, job.attempts + 1)
+                    await app.job_manager.finish_job_by_id_async(job.id, status=Status.FAILED, delete_job=False)
+                else:
+                    log.warning("job %s's worker stopped answering; queueing it again", job.id)
+                    await app.job_manager.retry_job(job)
+        except Exception as exc:  # noqa: BLE001 (a sweep that fails is tried again; the worker goes on)
+            log.warning("stalled-job sweep failed: %s", exc)
+        await asyncio.sleep(settings.worker_heartbeat_s)

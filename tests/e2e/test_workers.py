@@ -1,0 +1,219 @@
+"""Past one machine, end to end: PostgreSQL (pgserver) holds the state, the vectors
+(pgvector) and the job queue; `ingest worker` processes take the jobs; `ingest run`
+and `ingest search` run as other processes, each with a data folder of its own, so
+nothing can pass between them but the database. Sites are real HTTP servers on
+127.0.0.1; the embedding provider is the local OpenAI-compatible fake, which counts
+every text it is paid to embed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import ingest_serve
+from fake_openai import FakeOpenAI
+from serve_site import StaticSite
+
+from ingest.indexer import EMBED_BATCH
+from ingest.kb.state import StateStore
+from ingest.kb.store import open_existing_store
+from ingest.ops.queue import QueueJobs
+from ingest.settings import load_settings
+
+TOPICS = ["opening hours", "parking", "prices", "booking", "delivery", "returns", "gift cards", "allergies"]
+
+
+def write_site(root: Path, name: str, pages: int) -> None:
+    """A small business site: a homepage linking `pages` pages of a few paragraphs each."""
+    links = "".join(f'<li><a href="/p{i}.html">{TOPICS[i % len(TOPICS)]} {i}</a></li>' for i in range(pages))
+    (root / "index.html").write_text(
+        f"<html lang='en'><head><title>{name}</title></head><body><h1>{name}</h1>"
+        f"<p>Welcome to {name}, a family business on the harbour since 1982. Our phone number: <a href='tel:+442079460{pages:03d}'>+44 20 7946 0{pages:03d}</a>.</p>"
+        f"<ul>{links}</ul></body></html>"
+    )
+    for i in range(pages):
+        topic = TOPICS[i % len(TOPICS)]
+        paragraphs = "".join(
+            f"<h2>{topic.title()} detail {j}</h2><p>{name} page {i} section {j} explains {topic} for guests: "
+            + " ".join(f"word{i}x{j}x{k}" for k in range(60))
+            + "</p>"
+            for j in range(3)
+        )
+        (root / f"p{i}.html").write_text(
+            f"<html lang='en'><head><title>{topic} {i} | {name}</title></head><body><h1>{topic.title()} {i}</h1>"
+            f"{paragraphs}</body></html>"
+        )
+
+
+def _pending(pg_url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        exists = conn.execute("SELECT to_regclass('pending_vectors') IS NOT NULL").fetchone()[0]
+        return conn.execute("SELECT COUNT(*) FROM pending_vectors").fetchone()[0] if exists else 0
+
+
+def _env(pg_url: str, data_dir: Path, fake: FakeOpenAI) -> dict[str, str]:
+    env = os.environ.copy()
+    env.update(
+        SITEKB_DATABASE_URL=pg_url,
+        SITEKB_DATA_DIR=str(data_dir),
+        SITEKB_ALLOW_PRIVATE_HOSTS="true",
+        OPENAI_API_KEY="sk-test",
+        OPENAI_BASE_URL=fake.base_url,
+        SITEKB_WORKER_HEARTBEAT_S="0.5",
+        SITEKB_WORKER_STALLED_S="2",
+        SITEKB_DUE_CHECK_CRON="0 0 1 1 *",  # the periodic due check stays out of these tests
+    )
+    return env
+
+
+@contextmanager
+def worker(env: dict[str, str], name: str):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ingest.cli", "worker", "--name", name],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def cli(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ingest.cli", *args], env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def _settings(env: dict[str, str]):
+    with pytest.MonkeyPatch.context() as patch:
+        for key in ("SITEKB_DATABASE_URL", "SITEKB_DATA_DIR", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+            patch.setenv(key, env[key])
+        return load_settings()
+
+
+@pytest.fixture
+def fake():
+    with FakeOpenAI() as f:
+        yield f
+
+
+def test_workers_run_queued_jobs_and_any_process_searches_the_result(pg_url, tmp_path, fake):
+    for name in ("harbour", "corner"):
+        (tmp_path / name).mkdir()
+        write_site(tmp_path / name, f"The {name.title()} Cafe", 4)
+    with StaticSite(tmp_path / "harbour") as harbour, StaticSite(tmp_path / "corner") as corner:
+        client = _env(pg_url, tmp_path / "client", fake)
+        queued = [  # before any worker runs: the jobs wait in the queue
+            json.loads(cli(client, "run", site.base + "/", "--business", b, "--no-wait", "--json").stdout)
+            for site, b in ((harbour, "harbour"), (corner, "corner"))
+        ]
+        again = json.loads(
+            cli(client, "run", harbour.base + "/", "--business", "harbour", "--no-wait", "--json").stdout
+        )
+        assert again["job"] == queued[0]["job"]  # still waiting: the same job, not a second one
+        with worker(_env(pg_url, tmp_path / "w1", fake), "w1"), worker(_env(pg_url, tmp_path / "w2", fake), "w2"):
+            jobs = QueueJobs(_settings(client))
+            for q in queued:
+                done = jobs.wait(q["job"], poll_s=0.2, timeout_s=240)
+                assert done.status == "done", done.error
+                assert done.result["error"] is None and done.result["chunks"]["added"] > 0
+            waited = cli(client, "run", corner.base + "/", "--business", "corner", "--json")  # queues and waits
+            assert waited.returncode == 0, waited.stderr
+            report = json.loads(waited.stdout)
+            assert report["business"] == "corner" and report["error"] is None
+            assert report["chunks"]["added"] == 0 and report["chunks"]["unchanged"] > 0  # a resync: nothing new
+        searcher = _env(pg_url, tmp_path / "searcher", fake)
+        found = cli(searcher, "search", "--business", "harbour", "--json", "what is your phone number")
+        assert found.returncode == 0, found.stderr
+        hits = json.loads(found.stdout)["hits"]
+        assert any("7946 0004" in h["text"] for h in hits), [h["text"][:80] for h in hits]
+        # The API apart from the workers: its own process and data folder, a key made elsewhere.
+        secret = cli(client, "keys", "create", "--business", "corner").stdout.strip()
+        api_env = _env(pg_url, tmp_path / "api", fake)
+        with pytest.MonkeyPatch.context() as patch:
+            for key, value in api_env.items():
+                patch.setenv(key, value)
+            with ingest_serve() as base:
+                answer = httpx.post(
+                    base + "/v1/search",
+                    json={"query": "what is your phone number"},
+                    headers={"Authorization": f"Bearer {secret}"},
+                ).json()
+                admin = json.loads((tmp_path / "api" / "server.json").read_text())["token"]
+                queued = httpx.post(
+                    base + "/v1/admin/jobs",
+                    json={"kind": "run", "site": corner.base + "/", "business": "corner"},
+                    headers={"Authorization": f"Bearer {admin}"},
+                ).json()
+        assert any("7946 0004" in h["text"] for h in answer["hits"])
+        assert queued["status"] == "queued"  # no worker runs now: the server only queued it
+        assert QueueJobs(_settings(client)).get(queued["id"]).status == "queued"
+    for folder in ("w1", "w2", "client", "searcher", "api"):  # nothing of the knowledge base on any process's disk
+        assert not (tmp_path / folder / "state.sqlite3").exists()
+        assert not (tmp_path / folder / "vectors").exists()
+
+
+def test_a_worker_killed_mid_job_leaves_it_to_another_which_pays_for_nothing_twice(pg_url, tmp_path, fake):
+    root = tmp_path / "site"
+    root.mkdir()
+    write_site(root, "The Slow Bakery", 50)  # ~150 chunks: three embedding batches
+    fake.delay_s = 1.5
+    with StaticSite(root) as site:
+        first_env = _env(pg_url, tmp_path / "w1", fake)
+        jobs = QueueJobs(_settings(first_env))
+        job = jobs.submit("run", {"site": site.base + "/", "business": "bakery"})
+        with worker(first_env, "w1") as doomed:
+            deadline = time.monotonic() + 120
+            while _pending(pg_url) < EMBED_BATCH:  # the first batch is paid for and saved
+                assert time.monotonic() < deadline, "the first worker never embedded"
+                time.sleep(0.05)
+            os.kill(doomed.pid, signal.SIGKILL)  # the second batch is in flight
+            doomed.wait()
+        saved_before_kill = [text for batch in fake.requests for text in batch]
+        assert len(saved_before_kill) == EMBED_BATCH
+        assert jobs.get(job.id).status == "running"  # the queue has not noticed yet
+        fake.delay_s = 0.0
+        with worker(_env(pg_url, tmp_path / "w2", fake), "w2"):
+            done = jobs.wait(job.id, poll_s=0.2, timeout_s=120)
+        assert done.status == "done", done.error
+        assert done.result["error"] is None
+    settings = _settings(first_env)
+    state = StateStore(settings.state_location)
+    try:
+        recorded = state.chunks.ids("bakery")
+        embedder_id = state.businesses.embedder_of("bakery")
+        interrupted = state._db.execute(
+            "SELECT COUNT(*) FROM runs WHERE business='bakery' AND report LIKE '%Interrupted%'"
+        ).fetchone()[0]
+    finally:
+        state.close()
+    store = open_existing_store(settings, embedder_id)
+    try:
+        stored = store.point_ids("bakery")
+    finally:
+        store.close()
+    assert len(recorded) > 2 * EMBED_BATCH
+    assert stored == recorded  # every chunk once: no duplicates, none missing
+    later = [text for batch in fake.requests[1:] for text in batch]
+    assert not set(saved_before_kill) & set(later)  # what was paid for and received is never paid again
+    # Only the call in flight when the worker died was paid for without being received.
+    assert len(recorded) <= fake.inputs_embedded <= len(recorded) + EMBED_BATCH
+    assert interrupted == 1  # the killed worker's run is closed as interrupted
