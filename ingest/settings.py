@@ -128,6 +128,8 @@ class Settings(BaseSettings):
     worker_heartbeat_s: float = Field(10.0, gt=0)
     worker_stalled_s: float = Field(30.0, gt=0)
     worker_max_attempts: int = Field(3, ge=1)
+    # A queued run whose business another job is refreshing waits this long, then tries again.
+    worker_busy_retry_s: int = Field(30, ge=0)
     due_check_cron: str = "*/10 * * * *"
     # The retrieval API refuses request bodies larger than this (413), before reading them.
     api_max_body_bytes: int = Field(65_536, ge=1024)

@@ -49,9 +49,31 @@ class QueueUnavailable(RuntimeError):
 
 
 def job_lock(business: str | None, site: str) -> str:
-    """The lock a run job holds: its business, or its site when the business is not
-    named yet (the pipeline's own advisory lock catches two spellings of one site)."""
-    return f"business:{business}" if business else f"site:{site.strip().lower()}"
+    """The lock a run job holds: its business, or, when none is named, the host the
+    business will be named after (as `ingest brief` names it). A job that still finds its
+    business busy (another spelling of one site) waits and tries again (BusinessBusyRetry)."""
+    if business:
+        return f"business:{business}"
+    from urllib.parse import urlsplit
+
+    from ingest.crawl.intake import homepage_candidates
+    from ingest.crawl.urls import site_host
+    from ingest.problems import SiteProblem
+
+    try:
+        host = site_host(urlsplit(homepage_candidates(site)[0]).hostname or site)
+    except SiteProblem:
+        host = site.strip().lower()
+    return f"business:{host}"
+
+
+class BusinessBusyRetry(RuntimeError):
+    """The job's business is being refreshed by another job: procrastinate runs it again later."""
+
+
+def _job_key(job_id: int) -> str:
+    """The advisory lock a job's run holds while it runs: the sign that it is alive."""
+    return f"sitekb-job:{job_id}"
 
 
 def make_app(settings: Settings, runner=None):
@@ -69,7 +91,9 @@ def make_app(settings: Settings, runner=None):
 
     app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=settings.database_url))
 
-    @app.task(name=RUN_TASK, queue=QUEUE, pass_context=True)
+    busy_retry = procrastinate.RetryStrategy(wait=settings.worker_busy_retry_s, retry_exceptions={BusinessBusyRetry})
+
+    @app.task(name=RUN_TASK, queue=QUEUE, pass_context=True, retry=busy_retry)
     def run_site(context, site: str, business: str | None = None, max_pages: int | None = None) -> None:
         if runner is None:
             raise QueueUnavailable("this process only queues jobs; `ingest worker` runs them")
@@ -101,13 +125,23 @@ def ensure_schema(settings: Settings, app) -> None:
 
 
 def _run_job(runner, job_id: int, site: str, business: str | None, max_pages: int | None) -> None:
+    """Runs the site while holding the job's advisory lock on a connection of its own: a
+    worker that stops heartbeating while it finishes a job (SIGTERM) still holds it, so
+    no sweeper takes that job for dead; a killed worker's connection drops, and the lock
+    with it."""
+    import psycopg
+
     settings = load_settings()  # read again per job (R-10.3)
-    try:
-        report = runner(site, settings, business=business, max_pages=max_pages)
-    except Exception as exc:
-        _store_result(settings, job_id, None, error=f"{type(exc).__name__}: {exc}")
-        raise
-    _store_result(settings, job_id, report.model_dump(mode="json"))
+    with psycopg.connect(settings.database_url, autocommit=True, connect_timeout=10) as alive:
+        alive.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (_job_key(job_id),))
+        try:
+            report = runner(site, settings, business=business, max_pages=max_pages)
+        except Exception as exc:
+            _store_result(settings, job_id, None, error=f"{type(exc).__name__}: {exc}")
+            raise
+        if report.error_kind == "BusinessBusy":
+            raise BusinessBusyRetry(f"{report.error}; trying again in {settings.worker_busy_retry_s} s")
+        _store_result(settings, job_id, report.model_dump(mode="json"))
 
 
 def _store_result(settings: Settings, job_id: int, result: Any, error: str | None = None) -> None:
@@ -138,7 +172,9 @@ def enqueue_due(settings: Settings, app=None, now: float | None = None) -> list[
     from ingest.ops.schedule import due_sources
 
     own = app is None
-    app = app or make_app(settings)
+    if own:
+        app = make_app(settings)
+        ensure_schema(settings, app)  # a database no worker or API has used yet
     active = _active_locks(settings)
     queued = []
     for due in due_sources(settings, time.time() if now is None else now):
@@ -172,10 +208,12 @@ def _defer(app, site: str, business: str | None, max_pages: int | None, open_app
 
 
 def _waiting_job(app, lock: str) -> int:
-    """The job already queued under `lock` (the same business asked for twice)."""
-    for job in app.job_manager.list_jobs(queueing_lock=lock, status="todo"):
-        return int(job.id)
-    raise QueueUnavailable(f"a job for {lock} is queued but could not be found")
+    """The job already queued under `lock` (the same business asked for twice); it may
+    have started in the meantime."""
+    jobs = [j for j in app.job_manager.list_jobs(queueing_lock=lock) if j.status in ("todo", "doing")]
+    if not jobs:
+        raise QueueUnavailable(f"a job for {lock} was queued but could not be found; try again")
+    return max(int(j.id) for j in jobs)
 
 
 class QueueJobs:
@@ -191,8 +229,13 @@ class QueueJobs:
         if kind == "run":
             job_id = _defer(self.app, params["site"], params.get("business"), params.get("max_pages"), True)
         else:
+            import procrastinate.exceptions
+
             with self.app.open():
-                job_id = self.app.tasks[DUE_TASK].defer(timestamp=int(time.time()))
+                try:
+                    job_id = self.app.tasks[DUE_TASK].defer(timestamp=int(time.time()))
+                except procrastinate.exceptions.AlreadyEnqueued:
+                    job_id = _waiting_job(self.app, "sitekb-enqueue-due")
         return self.get(str(job_id)) or Job(id=str(job_id), kind=kind, params=params)
 
     def get(self, job_id: str) -> Job | None:
@@ -281,19 +324,59 @@ async def _work(app, settings: Settings, name: str | None, once: bool) -> None:
 
 
 async def _sweep(app, settings: Settings) -> None:
-    from procrastinate.jobs import Status
+    """Every heartbeat interval: one worker at a time (an advisory lock) looks for jobs
+    whose worker has been silent for worker_stalled_s. A job whose run still holds its
+    advisory lock is alive (its worker is finishing it after SIGTERM, or is slow to
+    heartbeat) and is left alone; the others are queued again, or given up after
+    worker_max_attempts."""
+    import psycopg
 
     while True:
         try:
-            for job in await app.job_manager.get_stalled_jobs(
-                queue=QUEUE, seconds_since_heartbeat=settings.worker_stalled_s
-            ):
+            async with await psycopg.AsyncConnection.connect(settings.database_url, autocommit=True) as conn:
+                while True:
+                    await _sweep_once(app, settings, conn)
+                    await asyncio.sleep(settings.worker_heartbeat_s)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 (the database went away: try again; the worker goes on)
+            log.warning("stalled-job sweep failed: %s", exc)
+            await asyncio.sleep(settings.worker_heartbeat_s)
+
+
+async def _try_lock(conn, key: str) -> bool:
+    cursor = await conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,))
+    return bool((await cursor.fetchone())[0])
+
+
+async def _unlock(conn, key: str) -> None:
+    await conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
+
+
+async def _sweep_once(app, settings: Settings, conn) -> list[tuple[int, str]]:
+    """One sweep; returns what it did to which job ((id, "retried" | "failed"))."""
+    from procrastinate.jobs import Status
+
+    done: list[tuple[int, str]] = []
+    if not await _try_lock(conn, "sitekb-sweep"):
+        return done  # another worker is sweeping
+    try:
+        for job in await app.job_manager.get_stalled_jobs(
+            queue=QUEUE, seconds_since_heartbeat=settings.worker_stalled_s
+        ):
+            if not await _try_lock(conn, _job_key(job.id)):
+                continue  # its run still holds the lock: alive
+            try:
                 if job.attempts + 1 >= settings.worker_max_attempts:
                     log.warning("job %s stalled %s times; giving it up", job.id, job.attempts + 1)
                     await app.job_manager.finish_job_by_id_async(job.id, status=Status.FAILED, delete_job=False)
+                    done.append((job.id, "failed"))
                 else:
                     log.warning("job %s's worker stopped answering; queueing it again", job.id)
                     await app.job_manager.retry_job(job)
-        except Exception as exc:  # noqa: BLE001 (a sweep that fails is tried again; the worker goes on)
-            log.warning("stalled-job sweep failed: %s", exc)
-        await asyncio.sleep(settings.worker_heartbeat_s)
+                    done.append((job.id, "retried"))
+            finally:
+                await _unlock(conn, _job_key(job.id))
+    finally:
+        await _unlock(conn, "sitekb-sweep")
+    return done

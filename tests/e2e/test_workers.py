@@ -217,3 +217,93 @@ def test_a_worker_killed_mid_job_leaves_it_to_another_which_pays_for_nothing_twi
     # Only the call in flight when the worker died was paid for without being received.
     assert len(recorded) <= fake.inputs_embedded <= len(recorded) + EMBED_BATCH
     assert interrupted == 1  # the killed worker's run is closed as interrupted
+
+
+def test_without_a_worker_the_cli_runs_the_job_itself(pg_url, tmp_path, fake):
+    """A newcomer who sets SITEKB_DATABASE_URL and runs `make ingest` before starting any
+    worker gets the run, not a wait for ever."""
+    (tmp_path / "site").mkdir()
+    write_site(tmp_path / "site", "The Lone Cafe", 3)
+    with StaticSite(tmp_path / "site") as site:
+        client = _env(pg_url, tmp_path / "client", fake)
+        ran = cli(client, "run", site.base + "/", "--business", "lone", "--json", timeout=120)
+        assert ran.returncode == 0, ran.stderr
+        assert "no worker is running" in ran.stderr
+        report = json.loads(ran.stdout)
+        assert report["error"] is None and report["chunks"]["added"] > 0
+        queued = cli(client, "run", site.base + "/", "--business", "lone", "--no-wait", "--json")
+        assert json.loads(queued.stdout)["job"] and "start one with `ingest worker`" in queued.stderr
+
+
+def test_a_worker_stopped_with_sigterm_finishes_its_job_and_nobody_runs_it_again(pg_url, tmp_path, fake):
+    """SIGTERM stops the worker's heartbeat while it finishes the job in hand; another
+    worker's sweep must see the job's own lock still held and leave it alone."""
+    root = tmp_path / "site"
+    root.mkdir()
+    write_site(root, "The Patient Inn", 12)
+    with StaticSite(root) as site:
+        site.delay_s = 0.4  # one page at a time: ~6 s of crawling, three times the stall limit
+        first_env = _env(pg_url, tmp_path / "w1", fake) | {
+            "SITEKB_CONCURRENCY_START": "1",
+            "SITEKB_CONCURRENCY_MAX": "1",
+        }
+        jobs = QueueJobs(_settings(first_env))
+        job = jobs.submit("run", {"site": site.base + "/", "business": "inn"})
+        with worker(first_env, "w1") as stopping:
+            deadline = time.monotonic() + 60
+            while jobs.get(job.id).status != "running":
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+            with worker(_env(pg_url, tmp_path / "w2", fake), "w2"):
+                stopping.send_signal(signal.SIGTERM)  # w1 stops heartbeating and finishes the job
+                done = jobs.wait(job.id, poll_s=0.2, timeout_s=120)
+                time.sleep(3)  # w2's sweeps go on after it: they must not take the finished job up again
+    assert done.status == "done" and done.result["error"] is None
+    assert _events(pg_url, job.id).count("started") == 1  # run once, never queued again
+    state = StateStore(_settings(first_env).state_location)
+    try:
+        runs = state._db.execute("SELECT COUNT(*) FROM runs WHERE business='inn'").fetchone()[0]
+    finally:
+        state.close()
+    assert runs == 1
+
+
+def test_a_job_whose_business_is_busy_waits_its_turn(pg_url, tmp_path, fake):
+    """Another spelling of one site, or a run started by hand, holds the business: the
+    queued job tries again later instead of finishing with 'busy'."""
+    import psycopg
+
+    (tmp_path / "site").mkdir()
+    write_site(tmp_path / "site", "The Busy Bistro", 2)
+    with StaticSite(tmp_path / "site") as site:
+        env = _env(pg_url, tmp_path / "w1", fake) | {"SITEKB_WORKER_BUSY_RETRY_S": "1"}
+        jobs = QueueJobs(_settings(env))
+        with psycopg.connect(pg_url, autocommit=True) as holder:
+            holder.execute("SELECT pg_advisory_lock(hashtextextended('sitekb-business:bistro', 0))")
+            job = jobs.submit("run", {"site": site.base + "/", "business": "bistro"})
+            with worker(env, "w1"):
+                deadline = time.monotonic() + 60
+                while "deferred_for_retry" not in _events(pg_url, job.id):
+                    assert time.monotonic() < deadline, _events(pg_url, job.id)
+                    time.sleep(0.1)
+                assert jobs.get(job.id).status in ("queued", "running")  # not finished as busy
+                holder.execute("SELECT pg_advisory_unlock(hashtextextended('sitekb-business:bistro', 0))")
+                done = jobs.wait(job.id, poll_s=0.2, timeout_s=60)
+    assert done.status == "done" and done.result["error"] is None and done.result["chunks"]["added"] > 0
+
+
+def _events(pg_url: str, job_id: str) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        rows = conn.execute("SELECT type FROM procrastinate_events WHERE job_id=%s ORDER BY id", (int(job_id),))
+        return [r[0] for r in rows]
+
+
+def test_due_refreshes_can_be_queued_on_a_database_nothing_has_used_yet(pg_url, tmp_path, fake):
+    env = _env(pg_url, tmp_path / "cron", fake)
+    queued = cli(env, "resync", "--due", "--json")
+    assert queued.returncode == 0, queued.stderr
+    assert json.loads(queued.stdout) == []
+    status = cli(env, "status")
+    assert status.returncode == 0 and "nothing ingested yet in postgresql://" in status.stdout
