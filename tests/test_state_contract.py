@@ -230,3 +230,33 @@ def test_a_failed_paid_call_leaves_nothing_in_the_ledger(state_location, tmp_pat
         assert guard.spent_today("acme") == pytest.approx(0.002)
     finally:
         guard.close()
+
+
+def test_a_percent_sign_in_sql_is_a_percent_sign(state_location):
+    db = connect(state_location)
+    try:
+        assert db.execute("SELECT '50%'").fetchone()[0] == "50%"
+        assert db.execute("SELECT ? || '%'", ("50",)).fetchone()[0] == "50%"
+    finally:
+        db.close()
+
+
+def test_a_connection_the_server_dropped_is_opened_again(pg_url):
+    """A PostgreSQL restart or failover ends every session; a long-lived API process must
+    answer again without a restart of its own."""
+    import psycopg
+
+    state = StateStore(pg_url, shared=True)
+    try:
+        state.sources.ensure("acme", "acme.com")
+        pid = state._db.execute("SELECT pg_backend_pid()").fetchone()[0]
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        assert [s.site for s in state.sources.of("acme")] == ["acme.com"]
+    finally:
+        state.close()
+
+
+def test_a_password_in_the_query_string_is_not_shown_either():
+    assert "s3cret" not in redact_dsn("postgresql://db.internal/sitekb?user=skb&password=s3cret&sslmode=require")
+    assert redact_dsn("postgresql:///sitekb?password=s3cret").endswith("password=***")

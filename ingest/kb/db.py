@@ -183,8 +183,20 @@ def _v3_job_results(db: Connection) -> None:
     )
 
 
+def _v4_run_indexes(db: Connection) -> None:
+    """Runs by source and by business: the due check reads every source's last runs, and
+    at 5,000 sources with 20 runs each it took ~40 s without them (0.13 s with)."""
+    db.execute("CREATE INDEX IF NOT EXISTS runs_by_source ON runs (source_id, finished_at)")
+    db.execute("CREATE INDEX IF NOT EXISTS runs_by_business ON runs (business, id)")
+
+
 # Append a step to change the schema; never edit one that has shipped.
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1_every_table, _v2_contact_cards, _v3_job_results)
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
+    _v1_every_table,
+    _v2_contact_cards,
+    _v3_job_results,
+    _v4_run_indexes,
+)
 
 
 class StateDamaged(RuntimeError):
@@ -235,33 +247,57 @@ class PgConnection:
                 "pip install 'sitekb[postgres]'"
             ) from None
 
-        self._psycopg = psycopg
+        self._psycopg, self._dsn, self._in_transaction = psycopg, dsn, False
         try:
             self._conn = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
         except psycopg.Error as exc:
             raise StateUnavailable(
-                f"cannot open the state database at {redact_dsn(dsn)} (SITEKB_DATABASE_URL): "
-                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}"
+                f"cannot open the state database at {redact_dsn(dsn)} (SITEKB_DATABASE_URL): {_first_line(exc)}"
             ) from None
 
     def execute(self, sql: str, params: Any = ()) -> Any:
-        return self._conn.execute(_psycopg_sql(sql), tuple(params) if params else None)
+        # Always with a parameter tuple, so psycopg reads '%%' back as '%'.
+        return self._again_if_dropped(lambda: self._conn.execute(_psycopg_sql(sql), tuple(params)))
 
     def executemany(self, sql: str, rows: Any) -> Any:
         rows = list(rows)
-        cursor = self._conn.cursor()
-        if rows:
-            cursor.executemany(_psycopg_sql(sql), rows)
-        return cursor
+
+        def run() -> Any:
+            cursor = self._conn.cursor()
+            if rows:
+                cursor.executemany(_psycopg_sql(sql), rows)
+            return cursor
+
+        return self._again_if_dropped(run)
+
+    def _again_if_dropped(self, call: Callable[[], Any]) -> Any:
+        """A connection the server dropped (a restart, a failover) is opened again once,
+        outside a transaction, so a long-lived API process recovers by itself."""
+        try:
+            return call()
+        except self._psycopg.OperationalError:
+            if not self._conn.closed or self._in_transaction:
+                raise
+            try:
+                self._conn = self._psycopg.connect(self._dsn, autocommit=True, connect_timeout=10)
+            except self._psycopg.Error as exc:
+                raise StateUnavailable(
+                    f"lost the state database at {redact_dsn(self._dsn)} and cannot reach it again: {_first_line(exc)}"
+                ) from None
+            return call()
 
     @contextmanager
     def transaction(self, lock: str = "") -> Iterator[None]:
         """One transaction; with `lock`, holding a transaction-scoped advisory lock on
         that name, so every process doing the same check-then-write takes turns."""
         with self._conn.transaction():
-            if lock:
-                self._conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (lock,))
-            yield
+            self._in_transaction = True
+            try:
+                if lock:
+                    self._conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (lock,))
+                yield
+            finally:
+                self._in_transaction = False
 
     def close(self) -> None:
         self._conn.close()
@@ -271,8 +307,14 @@ Connection = SqliteConnection | PgConnection
 
 
 def redact_dsn(dsn: str) -> str:
-    """The DSN without its password, for messages."""
-    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", dsn)
+    """The DSN without its password (in `user:password@` or `?password=`), for messages."""
+    dsn = re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", dsn)
+    return re.sub(r"([?&]password=)[^&]*", r"\1***", dsn, flags=re.IGNORECASE)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def is_postgres(location: object) -> bool:

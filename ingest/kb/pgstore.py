@@ -31,7 +31,7 @@ from ingest.kb.lexical import document_terms, query_terms
 from ingest.kb.points import Hit, Ranking, StoredPoint, StoreError
 
 FULL_SCAN_POINTS = 20_000
-POOL_MAX = 8
+POOL_MAX = 16  # searches of one API process at once (its thread pool has 40)
 
 
 def table_name(collection: str) -> str:
@@ -83,6 +83,10 @@ class PgVectorStore:
 
     def _create(self, conn, dimensions: int) -> None:
         t = self.table
+        wanted = (t, f"{t}_by_page", f"{t}_hnsw", f"{t}_terms", f"{t}_terms_lookup")
+        present = conn.execute("SELECT " + ", ".join(["to_regclass(%s) IS NOT NULL"] * len(wanted)), wanted).fetchone()
+        if all(present):
+            return  # CREATE ... IF NOT EXISTS would still wait for a lock behind every writer
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (t,))
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")

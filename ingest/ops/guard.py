@@ -93,8 +93,9 @@ class SpendGuard:
         lock, or a PostgreSQL advisory lock), so workers spending at once cannot all pass a
         check that only one of them fits. Yields `settle(units, usd)` to replace the
         reservation with what the call cost; a call that fails, or is never settled, leaves
-        nothing in the ledger. A cap can be passed only by what one call costs beyond its
-        estimate."""
+        nothing in the ledger (a process killed during the call leaves its reservation,
+        which errs on the side of the cap). A cap can be passed only by what one call costs
+        beyond its estimate."""
         with self._db.transaction(lock="sitekb-spend"):
             self.check(business, estimate_usd)
             row = self._db.execute(
