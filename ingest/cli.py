@@ -157,8 +157,23 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the promise: no traceback for users, unless asked
         if os.environ.get("SITEKB_DEBUG"):
             raise
+        if _database_lost(exc):
+            return _fail(
+                args, "error", f"the shared database went away ({_first_line(exc)}); nothing was lost: run again"
+            )
         print(f"ingest: internal error: {type(exc).__name__}: {exc} (set SITEKB_DEBUG=1 for details)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _database_lost(exc: BaseException) -> bool:
+    """procrastinate's ConnectorException or psycopg's OperationalError: the database of
+    SITEKB_DATABASE_URL stopped answering mid-command."""
+    return type(exc).__name__ in ("ConnectorException", "OperationalError", "PoolTimeout")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 @contextmanager
@@ -193,6 +208,11 @@ def _run(args, settings) -> int:
         report = _run_queued(args, settings)
         if report is None:
             return EXIT_OK
+        if report is not NO_WORKER:
+            return _finish_run(args, report)
+        print("ingest: no worker is running (`ingest worker`): running the job in this process", file=sys.stderr)
+        with _progress(sys.stderr.isatty() and not args.json) as progress:
+            report = run(args.site, settings, business=args.business, max_pages=args.max_pages, progress=progress)
         return _finish_run(args, report)
     link = _server(settings)
     with _progress(sys.stderr.isatty() and not args.json) as progress:
@@ -209,18 +229,26 @@ def _run(args, settings) -> int:
     return _finish_run(args, report)
 
 
+# _run_queued's answer when no worker is alive to take the job: the CLI runs it itself.
+NO_WORKER = RunReport(business="", site="")
+
+
 def _run_queued(args, settings) -> RunReport | None:
-    """With a job queue: queue the run, and (unless --no-wait) wait for its report."""
+    """With a job queue: queue the run, and (unless --no-wait) wait for its report. With
+    no live worker, NO_WORKER: a newcomer's `make ingest` must not wait forever."""
     from ingest.ops.queue import QueueJobs
 
     jobs = QueueJobs(settings)
+    alive = jobs.workers_alive(settings.worker_stalled_s)
+    if not alive and not args.no_wait:
+        return NO_WORKER
     job = jobs.submit("run", {"site": args.site, "business": args.business, "max_pages": args.max_pages})
     if args.no_wait:
         print(json.dumps({"job": job.id, "status": job.status}) if args.json else f"queued as job {job.id}")
+        if not alive:
+            print("ingest: no worker is running: start one with `ingest worker` to run it", file=sys.stderr)
         return None
     print(f"ingest: queued as job {job.id}; waiting for a worker (Ctrl-C stops waiting, not the job)", file=sys.stderr)
-    if not jobs.workers_alive(settings.worker_stalled_s):
-        print("ingest: no worker is running: start one with `ingest worker`", file=sys.stderr)
 
     def said(job) -> None:
         if job.status == "running":
@@ -397,7 +425,8 @@ def _status_of(state: StateStore, settings, ids: list[str]) -> list[dict]:
 
 def _print_status(businesses: list[dict], settings) -> None:
     if not businesses:
-        print(f"nothing ingested yet under {settings.data_dir}")
+        where = redact_dsn(settings.database_url) if settings.database_url else settings.data_dir
+        print(f"nothing ingested yet in {where}")
     elif businesses[0]["breaker"]["open"]:
         print(f"circuit breaker OPEN until {businesses[0]['breaker']['until']}: {businesses[0]['breaker']['reason']}")
     for b in businesses:
@@ -489,9 +518,11 @@ def _run_due_round() -> list[dict]:
 def _resync(args) -> int:
     settings = load_settings()
     if settings.database_url:
-        from ingest.ops.queue import enqueue_due
+        from ingest.ops.queue import QueueJobs, enqueue_due
 
         queued = enqueue_due(settings)
+        if queued and not QueueJobs(settings).workers_alive(settings.worker_stalled_s):
+            print("ingest: no worker is running: start one with `ingest worker` to run them", file=sys.stderr)
         if args.json:
             print(json.dumps(queued, indent=2, ensure_ascii=False))
         else:
@@ -618,11 +649,17 @@ def _serve(args, settings) -> int:
     if not 0 < args.port < 65536:
         print("ingest: --port must be between 1 and 65535", file=sys.stderr)
         return EXIT_PROBLEM
-    link = _server(settings, quiet=True)
-    if link is not None:
-        link.close()
-        print(f"ingest: a server at {link.url} already owns {settings.data_dir}; stop it first", file=sys.stderr)
-        return EXIT_PROBLEM
+    if settings.database_url:
+        # Several API processes may serve one database; it must answer before uvicorn starts.
+        from ingest.kb.db import connect
+
+        connect(settings.database_url).close()
+    else:
+        link = _server(settings, quiet=True)
+        if link is not None:
+            link.close()
+            print(f"ingest: a server at {link.url} already owns {settings.data_dir}; stop it first", file=sys.stderr)
+            return EXIT_PROBLEM
     host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     url = f"http://{'[' + host + ']' if ':' in host else host}:{args.port}"
     jobs = (
@@ -647,7 +684,7 @@ def _worker(args, settings) -> int:
     from ingest.pipeline import run
 
     print(
-        f"worker {args.name or ''}: taking jobs from the queue in {redact_dsn(settings.database_url)}"
+        f"worker{' ' + args.name if args.name else ''}: taking jobs from the queue in {redact_dsn(settings.database_url)}"
         f"{' until it is empty' if args.once else '; SIGTERM stops it after the job in hand'}",
         file=sys.stderr,
     )

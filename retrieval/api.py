@@ -25,7 +25,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
+from ingest.kb.db import StateUnavailable
 from ingest.kb.state import StateStore
 from ingest.ops.jobs import JobRunner, announce, withdraw
 from ingest.ops.queue import QueueJobs
@@ -209,12 +211,21 @@ class _KeyFirst:
             declared = headers.get("content-length", "")
             app_state = scope["app"].state
             if not (declared.isdigit() and int(declared) > app_state.max_body_bytes):
+                svc = app_state.services
                 try:
-                    business = _authorize(app_state.services, headers.get("authorization"))
+                    if svc.settings.database_url:  # a network round trip: never on the event loop
+                        business = await run_in_threadpool(_authorize, svc, headers.get("authorization"))
+                    else:  # a local SQLite lookup (~0.1 ms) is cheaper than the hop to a thread
+                        business = _authorize(svc, headers.get("authorization"))
                 except HTTPException as exc:
                     await JSONResponse({"detail": exc.detail}, exc.status_code, headers=exc.headers)(
                         scope, receive, send
                     )
+                    return
+                except Exception as exc:
+                    if not _database_down(exc):
+                        raise
+                    await _unavailable()(scope, receive, send)
                     return
                 scope.setdefault("state", {})["business"] = business
         await self.app(scope, receive, send)
@@ -344,7 +355,29 @@ async def _invalid_request(request: Request, exc: RequestValidationError) -> JSO
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    if _database_down(exc):
+        return _unavailable()
     return JSONResponse({"detail": "internal error"}, status_code=500)  # never a stack trace to a caller
+
+
+def _database_down(exc: BaseException) -> bool:
+    """The shared database (SITEKB_DATABASE_URL) cannot be reached: a 503 to retry, not a 500."""
+    if isinstance(exc, StateUnavailable):
+        return True
+    try:
+        import psycopg
+        import psycopg_pool
+    except ImportError:
+        return False
+    return isinstance(exc, psycopg.OperationalError | psycopg_pool.PoolTimeout)
+
+
+def _unavailable() -> JSONResponse:
+    return JSONResponse(
+        {"detail": "the knowledge base's database is unreachable; try again shortly"},
+        status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
+        headers={"Retry-After": "5"},
+    )
 
 
 def create_app(

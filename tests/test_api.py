@@ -41,7 +41,7 @@ def kb(tmp_path_factory):
             assert run(site.base + "/", settings, business="harbour").problem is None
         with StaticSite(bakery) as site:
             assert run(site.base + "/", settings, business="bakery").problem is None
-        state = StateStore(settings.state_path)
+        state = StateStore(settings.state_location)
         keys = {b: state.keys.create(b, "test")[1] for b in ("harbour", "bakery")}
         revoked_id, revoked = state.keys.create("harbour", "old")
         state.keys.revoke(revoked_id)
@@ -276,3 +276,17 @@ def test_the_key_is_checked_before_the_body_is_parsed(kb):
     assert revoked.status_code == 401 and revoked.json() == {"detail": "unknown or revoked key"}
     keyed = client.post("/v1/search", content=broken, headers=_auth(keys["harbour"]))
     assert keyed.status_code == 422  # with a good key, the body is read and judged
+
+
+def test_an_unreachable_shared_database_is_a_503_to_retry_not_a_500():
+    import asyncio
+
+    import psycopg
+
+    from ingest.kb.db import StateUnavailable
+    from retrieval.api import _internal_error
+
+    for exc in (StateUnavailable("cannot open the state database"), psycopg.OperationalError("server closed")):
+        response = asyncio.run(_internal_error(None, exc))
+        assert response.status_code == 503 and response.headers["retry-after"] == "5"
+    assert asyncio.run(_internal_error(None, KeyError("x"))).status_code == 500
