@@ -142,3 +142,22 @@ def test_a_second_opener_waits_for_the_holder_to_finish(tmp_path):
         assert waiter.count("a") == 1
     finally:
         waiter.close()
+
+
+def test_a_new_server_collection_marks_the_business_as_its_tenant():
+    """Qdrant's multitenancy advice: one collection, the tenant's keyword index marked
+    is_tenant. qdrant-client's local mode ignores indexes, so the request itself is read."""
+    from qdrant_client import QdrantClient, models
+
+    class Recording(QdrantClient):
+        indexes: dict = {}
+
+        def create_payload_index(self, collection_name, field_name, field_schema=None, **kwargs):
+            self.indexes[field_name] = field_schema
+            return super().create_payload_index(collection_name, field_name, field_schema, **kwargs)
+
+    client = Recording(":memory:")
+    QdrantServerStore(client, "tenants", dimensions=3).close()
+    business = client.indexes["business"]
+    assert isinstance(business, models.KeywordIndexParams) and business.is_tenant is True
+    assert client.indexes["url"] == models.PayloadSchemaType.KEYWORD

@@ -249,8 +249,11 @@ class QdrantServerStore(_ScrollReads):
                 vectors_config={DENSE: models.VectorParams(size=dimensions, distance=models.Distance.COSINE)},
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
             )
-            for key in ("business", "url"):
-                client.create_payload_index(collection, key, models.PayloadSchemaType.KEYWORD)
+            # The business is the tenant: Qdrant keeps each tenant's points together and
+            # searches within one without the global graph (its multitenancy advice).
+            tenant = models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
+            client.create_payload_index(collection, "business", tenant)
+            client.create_payload_index(collection, "url", models.PayloadSchemaType.KEYWORD)
 
     def _filter(self, business: str, url: str | None = None):
         m = self._m
