@@ -46,10 +46,12 @@ def shared_static_site():
 
 
 @pytest.fixture
-def settings(tmp_path, monkeypatch) -> Settings:
+def settings(tmp_path, monkeypatch, request) -> Settings:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "true")
+    if os.environ.get("SITEKB_TEST_BACKEND") == "postgresql":  # the whole suite on PostgreSQL
+        monkeypatch.setenv("SITEKB_DATABASE_URL", request.getfixturevalue("pg_url"))
     return load_settings()
 
 

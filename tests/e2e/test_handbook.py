@@ -57,7 +57,7 @@ def test_searches_find_the_right_page_with_heading_paths(handbook_runs, query, e
 
 def test_no_chunk_is_made_of_the_sites_repeated_lines(handbook_runs):
     settings, _, _ = handbook_runs
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     embedder_id = state.businesses.embedder_of("handbook")
     state.close()
     store = open_store(settings, embedder_id, 384)
@@ -100,7 +100,7 @@ def test_second_run_adds_nothing_and_embeds_nothing(handbook_runs):
 
 def test_store_and_state_agree(handbook_runs):
     settings, _, second = handbook_runs
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     try:
         embedder_id = state.businesses.embedder_of("handbook")
         in_state = state.chunks.ids("handbook")
@@ -115,7 +115,7 @@ def test_store_and_state_agree(handbook_runs):
 
 
 def _page_payloads(settings) -> dict[str, list[str]]:
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     embedder_id = state.businesses.embedder_of("handbook")
     state.close()
     store = open_store(settings, embedder_id, 384)
@@ -170,7 +170,7 @@ def test_no_chunk_carries_the_sites_navigation(handbook_runs):
     menu = {" ".join(a.get_text(" ", strip=True).split()) for nav in home.find_all("nav") for a in nav.find_all("a")}
     menu = {m for m in menu if len(m) > 3}
     assert len(menu) > 20
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     embedder_id = state.businesses.embedder_of("handbook")
     state.close()
     store = open_store(settings, embedder_id, 384)

@@ -16,7 +16,7 @@ from ingest.settings import load_settings
 
 
 def _ingested_texts(settings, business):
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     try:
         embedder_id = state.businesses.embedder_of(business)
     finally:

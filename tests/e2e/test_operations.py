@@ -100,7 +100,7 @@ def _run(site, clock, **overrides):
 
 
 def _status(settings):
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     try:
         return state.sources.of("shop")[0].status
     finally:

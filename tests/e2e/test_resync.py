@@ -94,7 +94,7 @@ def _run(site: Site, **env):
 
 
 def _state(settings):
-    return StateStore(settings.state_path)
+    return StateStore(settings.state_location)
 
 
 def assert_consistent(settings) -> dict[str, dict]:

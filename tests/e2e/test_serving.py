@@ -149,7 +149,7 @@ def test_searches_during_a_resync_see_every_page(inprocess_server, settings, sit
     link = ServerLink(f"http://127.0.0.1:{port}", app.state.admin_token)
     first = link.run(site_dir_server.base + "/", business="harbour")
     assert first.problem is None and first.chunks.total >= 2 * len(PAGES)
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     _, secret = state.keys.create("harbour")
     state.close()
 

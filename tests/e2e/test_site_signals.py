@@ -39,7 +39,7 @@ class Crawl:
 
     def chunk_paths(self, business: str = "quirk") -> Counter:
         """Path of each page with chunks -> its number of chunks."""
-        state = StateStore(self.settings.state_path)
+        state = StateStore(self.settings.state_location)
         try:
             return Counter(
                 unquote(urlsplit(c.url).path)
@@ -53,7 +53,7 @@ class Crawl:
     def texts(self, business: str = "quirk") -> list[str]:
         from ingest.kb.store import open_existing_store
 
-        state = StateStore(self.settings.state_path)
+        state = StateStore(self.settings.state_location)
         try:
             embedder = state.businesses.embedder_of(business)
         finally:
@@ -132,7 +132,7 @@ def test_canonical_and_hreflang_without_the_slash_cause_no_redirects_and_transla
     again = c.run()
     assert [s for _, s in c.site.log[before:] if s not in (200, 304, 404)] == []  # no redirect churn
     assert (again.chunks.added, again.chunks.deleted) == (0, 0)
-    state = StateStore(c.settings.state_path)
+    state = StateStore(c.settings.state_location)
     try:
         alternates = state.pages.alternates(state.sources.of("quirk")[0].id)
     finally:
@@ -177,7 +177,7 @@ def test_translations_reached_only_through_hreflang_are_kept_and_linked(crawl):
     c.run()
     pages = c.chunk_paths()
     assert {"/de/", "/de/oeffnungszeiten/", "/de/preise/", "/de/notdienst/"} <= set(pages)
-    state = StateStore(c.settings.state_path)
+    state = StateStore(c.settings.state_location)
     try:
         alternates = state.pages.alternates(state.sources.of("quirk")[0].id)
     finally:
@@ -238,7 +238,7 @@ def _write_pages(root, pages: dict[str, str]) -> None:
 
 
 def _chunk_paths(settings, business: str) -> Counter:
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     try:
         return Counter(
             urlsplit(c.url).path
@@ -355,7 +355,7 @@ def test_a_made_document_the_run_no_longer_makes_leaves_with_its_chunks(site_dir
 
 
 def _all_chunk_urls(settings, business: str) -> list[str]:
-    state = StateStore(settings.state_path)
+    state = StateStore(settings.state_location)
     try:
         return [c.url for s in state.sources.of(business) for c in state.chunks.of(s.id).values()]
     finally:
