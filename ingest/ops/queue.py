@@ -367,8 +367,15 @@ async def _sweep_once(app, settings: Settings, conn) -> list[tuple[int, str]]:
             if not await _try_lock(conn, _job_key(job.id)):
                 continue  # its run still holds the lock: alive
             try:
-                if job.attempts + 1 >= settings.worker_max_attempts:
-                    log.warning("job %s stalled %s times; giving it up", job.id, job.attempts + 1)
+                # procrastinate counts an attempt when a worker takes the job: this is the
+                # number of runs so far, the one that stalled included.
+                if job.attempts >= settings.worker_max_attempts:
+                    log.warning(
+                        "job %s stalled on its run %s of %s; giving it up",
+                        job.id,
+                        job.attempts,
+                        settings.worker_max_attempts,
+                    )
                     await app.job_manager.finish_job_by_id_async(job.id, status=Status.FAILED, delete_job=False)
                     done.append((job.id, "failed"))
                 else:

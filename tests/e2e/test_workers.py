@@ -307,3 +307,40 @@ def test_due_refreshes_can_be_queued_on_a_database_nothing_has_used_yet(pg_url, 
     assert json.loads(queued.stdout) == []
     status = cli(env, "status")
     assert status.returncode == 0 and "nothing ingested yet in postgresql://" in status.stdout
+
+
+@pytest.mark.parametrize(
+    ("attempts", "held", "expected"),
+    [(1, False, "retried"), (2, False, "retried"), (3, False, "failed"), (1, True, None)],
+    ids=["dead-worker-retried", "second-stall-retried", "third-stall-given-up", "lock-held-left-alone"],
+)
+def test_the_sweep_retries_a_dead_workers_job_gives_up_on_a_poisoned_one_and_spares_a_live_one(
+    pg_url, tmp_path, attempts, held, expected
+):
+    """A job marked running by a worker that is gone: queued again on its first stalls,
+    given up after worker_max_attempts (3) runs, and left alone while its run's lock is held."""
+    import asyncio
+
+    import psycopg
+
+    from ingest.ops.queue import _job_key, _sweep_once, make_app
+
+    settings = load_settings(data_dir=tmp_path / "data", database_url=pg_url, worker_stalled_s=1)
+    jobs = QueueJobs(settings)
+    job = jobs.submit("run", {"site": "http://127.0.0.1:9/", "business": "ghost"})
+    with psycopg.connect(pg_url, autocommit=True) as other:
+        other.execute(  # taken by a worker that has since vanished (no worker row: stalled at once)
+            "UPDATE procrastinate_jobs SET status='doing', attempts=%s, worker_id=NULL WHERE id=%s",
+            (attempts, int(job.id)),
+        )
+        if held:
+            other.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (_job_key(int(job.id)),))
+
+        async def sweep():
+            app = make_app(settings)
+            async with app.open_async(), await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as conn:
+                return await _sweep_once(app, settings, conn)
+
+        done = asyncio.run(sweep())
+    assert done == ([(int(job.id), expected)] if expected else [])
+    assert jobs.get(job.id).status == {"retried": "queued", "failed": "failed", None: "running"}[expected]
