@@ -188,8 +188,11 @@ class Crawler:
     async def fetch_or_reuse(self, url: str, depth: int, stored: StoredPage | None) -> _Body | Outcome:
         """The page's body: fetched with last run's validators, or re-read from the raw
         store on a 304; or why there is none."""
-        validators = Validators(stored.etag, stored.last_modified) if stored and stored.raw_sha256 else None
-        fresh = url == self.homepage.url and validators is None
+        # Validators only with last run's body on hand: a worker whose data folder never saw
+        # the page (another worker read it last time) would get a 304 and have to ask again.
+        known = stored is not None and stored.raw_sha256 is not None and self.raw.has(stored.raw_sha256)
+        validators = Validators(stored.etag, stored.last_modified) if known else None
+        fresh = url == self.homepage.url and (validators is None or self.homepage.ok)  # read at intake already
         page = self.homepage if fresh else await self.fetcher.fetch(url, validators, depth)
         self._spent(page)
         body = self.raw.get(stored.raw_sha256 or "") if page.not_modified and stored else None

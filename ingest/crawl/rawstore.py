@@ -26,6 +26,9 @@ class RawStore:
             tmp.replace(path)
         return digest
 
+    def has(self, digest: str) -> bool:
+        return bool(digest) and self._path(digest).exists()
+
     def get(self, digest: str) -> bytes | None:
         try:
             return gzip.decompress(self._path(digest).read_bytes())

@@ -126,7 +126,10 @@ def test_unchanged_site_makes_no_calls_and_no_writes(site, settings):
     again = _run(site)
     assert again.embedding.calls == 0 and again.chunks.added == 0 and again.chunks.deleted == 0
     assert again.chunks.unchanged == again.chunks.total == first.chunks.total
-    assert again.pages.not_modified == len(PAGES) + 1
+    # The homepage is read once, at intake (it used to be asked for again, conditionally);
+    # every other page answers 304.
+    assert again.pages.fetched == 1 and again.pages.not_modified == len(PAGES)
+    assert again.pages.status_counts["304"] == len(PAGES)
     assert_consistent(settings)
 
 

@@ -344,3 +344,26 @@ def test_the_sweep_retries_a_dead_workers_job_gives_up_on_a_poisoned_one_and_spa
         done = asyncio.run(sweep())
     assert done == ([(int(job.id), expected)] if expected else [])
     assert jobs.get(job.id).status == {"retried": "queued", "failed": "failed", None: "running"}[expected]
+
+
+def test_a_resync_on_another_worker_asks_each_page_once(pg_url, tmp_path, fake):
+    """Validators live in the shared state, raw bodies in each worker's own folder: a
+    worker that never read a page must not send validators it cannot use (a 304 it would
+    have to follow with a full GET)."""
+    (tmp_path / "site").mkdir()
+    write_site(tmp_path / "site", "The Shared Cafe", 6)
+    with StaticSite(tmp_path / "site") as site:
+        ran = cli(_env(pg_url, tmp_path / "a", fake), "run", site.base + "/", "--business", "shared", "--json")
+        assert ran.returncode == 0, ran.stderr
+        before = site.requests
+        again = cli(_env(pg_url, tmp_path / "b", fake), "run", site.base + "/", "--business", "shared", "--json")
+        assert again.returncode == 0, again.stderr
+        report = json.loads(again.stdout)
+        assert report["chunks"]["added"] == 0 and report["embedding"]["calls"] == 0
+        assert report["pages"]["status_counts"].get("304", 0) == 0
+        assert site.requests - before == ran_requests(ran)  # the same requests as the first run, no more
+
+
+def ran_requests(completed: subprocess.CompletedProcess) -> int:
+    counts = json.loads(completed.stdout)["pages"]["status_counts"]
+    return sum(counts.values())
