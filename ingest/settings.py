@@ -191,6 +191,8 @@ def load_settings(**overrides: object) -> Settings:
         raise SettingsError(f"{config_dir() / 'defaults.toml'} is not valid TOML: {exc}") from None
     if settings.concurrency_max < settings.concurrency_start:
         raise SettingsError("concurrency_max must be >= concurrency_start")
+    if settings.worker_stalled_s <= settings.worker_heartbeat_s:  # live workers would be taken for dead
+        raise SettingsError("worker_stalled_s must be more than worker_heartbeat_s (3x or more is safe)")
     return settings
 
 

@@ -233,3 +233,10 @@ def test_a_bad_database_url_is_refused_with_its_setting_named(settings, monkeypa
     monkeypatch.setenv("SITEKB_DATABASE_URL", "mysql://db/sitekb")
     assert main(["status"]) == 2
     assert "database_url" in capsys.readouterr().err
+
+
+def test_a_stall_limit_shorter_than_the_heartbeat_is_refused(settings, monkeypatch, capsys):
+    monkeypatch.setenv("SITEKB_WORKER_HEARTBEAT_S", "10")
+    monkeypatch.setenv("SITEKB_WORKER_STALLED_S", "5")
+    assert main(["status"]) == 2
+    assert "worker_stalled_s must be more than worker_heartbeat_s" in capsys.readouterr().err
