@@ -325,7 +325,9 @@ def test_the_sweep_retries_a_dead_workers_job_gives_up_on_a_poisoned_one_and_spa
 
     from ingest.ops.queue import _job_key, _sweep_once, make_app
 
-    settings = load_settings(data_dir=tmp_path / "data", database_url=pg_url, worker_stalled_s=1)
+    settings = load_settings(
+        data_dir=tmp_path / "data", database_url=pg_url, worker_stalled_s=1, worker_heartbeat_s=0.5
+    )
     jobs = QueueJobs(settings)
     job = jobs.submit("run", {"site": "http://127.0.0.1:9/", "business": "ghost"})
     with psycopg.connect(pg_url, autocommit=True) as other:
