@@ -17,7 +17,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 
 from ingest.index.tokens import TokenizerUnavailable
-from ingest.kb.db import StateDamaged, redact_dsn
+from ingest.kb.db import StateDamaged, database_unreachable, first_line, redact_dsn
 from ingest.kb.embed import EmbedderUnavailable
 from ingest.kb.state import StateStore
 from ingest.kb.store import StoreError, vectors_lost
@@ -157,23 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the promise: no traceback for users, unless asked
         if os.environ.get("SITEKB_DEBUG"):
             raise
-        if _database_lost(exc):
+        if database_unreachable(exc):
             return _fail(
-                args, "error", f"the shared database went away ({_first_line(exc)}); nothing was lost: run again"
+                args, "error", f"the shared database went away ({first_line(exc)}); nothing was lost: run again"
             )
         print(f"ingest: internal error: {type(exc).__name__}: {exc} (set SITEKB_DEBUG=1 for details)", file=sys.stderr)
         return EXIT_INTERNAL
-
-
-def _database_lost(exc: BaseException) -> bool:
-    """procrastinate's ConnectorException or psycopg's OperationalError: the database of
-    SITEKB_DATABASE_URL stopped answering mid-command."""
-    return type(exc).__name__ in ("ConnectorException", "OperationalError", "PoolTimeout")
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 @contextmanager

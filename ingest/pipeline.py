@@ -27,6 +27,7 @@ from ingest.crawler import GONE_STATUSES, Crawler, CrawlLog
 from ingest.extract.facts import card_markdown, card_url, contact_card
 from ingest.extract.html import parse_html
 from ingest.extract.templates import strip_templates
+from ingest.kb.db import session_lock
 from ingest.kb.embed import CreditExhausted, EmbedderError, Embeddings, QuotaExceeded, make_embedder
 from ingest.kb.state import StateStore
 from ingest.kb.store import open_existing_store, open_store
@@ -195,7 +196,9 @@ def _business_lock(settings: Settings, business: str) -> Iterator[None]:
     state a session advisory lock, which holds across machines: a crashed holder (its
     process, or its connection) releases either."""
     if settings.database_url:
-        with _pg_business_lock(settings.database_url, business):
+        with session_lock(settings.database_url, f"sitekb-business:{business}", wait=False) as taken:
+            if not taken:
+                raise BusinessBusy(f"another job for business {business!r} is running")
             yield
         return
     locks = private_dir(settings.data_dir) / "locks"
@@ -210,20 +213,6 @@ def _business_lock(settings: Settings, business: str) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-@contextmanager
-def _pg_business_lock(dsn: str, business: str) -> Iterator[None]:
-    import psycopg
-
-    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
-        key = f"sitekb-business:{business}"
-        if not conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,)).fetchone()[0]:
-            raise BusinessBusy(f"another job for business {business!r} is running")
-        try:
-            yield
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
 
 
 async def _run(

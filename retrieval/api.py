@@ -27,7 +27,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from ingest.kb.db import StateUnavailable
+from ingest.kb.db import database_unreachable
 from ingest.kb.state import StateStore
 from ingest.ops.jobs import JobRunner, announce, withdraw
 from ingest.ops.queue import QueueJobs
@@ -223,7 +223,7 @@ class _KeyFirst:
                     )
                     return
                 except Exception as exc:
-                    if not _database_down(exc):
+                    if not database_unreachable(exc):
                         raise
                     await _unavailable()(scope, receive, send)
                     return
@@ -355,21 +355,9 @@ async def _invalid_request(request: Request, exc: RequestValidationError) -> JSO
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
-    if _database_down(exc):
+    if database_unreachable(exc):
         return _unavailable()
     return JSONResponse({"detail": "internal error"}, status_code=500)  # never a stack trace to a caller
-
-
-def _database_down(exc: BaseException) -> bool:
-    """The shared database (SITEKB_DATABASE_URL) cannot be reached: a 503 to retry, not a 500."""
-    if isinstance(exc, StateUnavailable):
-        return True
-    try:
-        import psycopg
-        import psycopg_pool
-    except ImportError:
-        return False
-    return isinstance(exc, psycopg.OperationalError | psycopg_pool.PoolTimeout)
 
 
 def _unavailable() -> JSONResponse:

@@ -252,7 +252,7 @@ class PgConnection:
             self._conn = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
         except psycopg.Error as exc:
             raise StateUnavailable(
-                f"cannot open the state database at {redact_dsn(dsn)} (SITEKB_DATABASE_URL): {_first_line(exc)}"
+                f"cannot open the state database at {redact_dsn(dsn)} (SITEKB_DATABASE_URL): {first_line(exc)}"
             ) from None
 
     def execute(self, sql: str, params: Any = ()) -> Any:
@@ -282,7 +282,7 @@ class PgConnection:
                 self._conn = self._psycopg.connect(self._dsn, autocommit=True, connect_timeout=10)
             except self._psycopg.Error as exc:
                 raise StateUnavailable(
-                    f"lost the state database at {redact_dsn(self._dsn)} and cannot reach it again: {_first_line(exc)}"
+                    f"lost the state database at {redact_dsn(self._dsn)} and cannot reach it again: {first_line(exc)}"
                 ) from None
             return call()
 
@@ -312,9 +312,48 @@ def redact_dsn(dsn: str) -> str:
     return re.sub(r"([?&]password=)[^&]*", r"\1***", dsn, flags=re.IGNORECASE)
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """An error's first line, for one-sentence messages."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def database_unreachable(exc: BaseException) -> bool:
+    """The shared database (SITEKB_DATABASE_URL) stopped answering: StateUnavailable,
+    psycopg's OperationalError, a pool timeout, or procrastinate's ConnectorException
+    (imported only here: a SQLite install may lack them all)."""
+    if isinstance(exc, StateUnavailable):
+        return True
+    kinds: list[type] = []
+    try:
+        import psycopg
+        import psycopg_pool
+        from procrastinate.exceptions import ConnectorException
+
+        kinds += [psycopg.OperationalError, psycopg_pool.PoolTimeout, ConnectorException]
+    except ImportError:
+        pass
+    return isinstance(exc, tuple(kinds))
+
+
+@contextmanager
+def session_lock(dsn: str, key: str, *, wait: bool = True) -> Iterator[bool]:
+    """A PostgreSQL session advisory lock on `key`, held on a connection of its own while
+    the block runs; a process that dies drops the connection, and the lock with it.
+    `wait=False` does not wait: it yields whether the lock was taken."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
+        if wait:
+            conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (key,))
+            taken = True
+        else:
+            taken = conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,)).fetchone()[0]
+        try:
+            yield taken
+        finally:
+            if taken:
+                conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
 
 
 def is_postgres(location: object) -> bool:

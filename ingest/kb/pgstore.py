@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ingest.kb.db import first_line
 from ingest.kb.lexical import document_terms, query_terms
 from ingest.kb.points import Hit, Ranking, StoredPoint, StoreError
 
@@ -66,7 +67,7 @@ class PgVectorStore:
             )
             self._pool.wait(timeout=30)
         except Exception as exc:  # noqa: BLE001 (pool errors come in several kinds; all mean "cannot open")
-            raise StoreError(f"cannot open the PostgreSQL vector store: {str(exc).splitlines()[0]}") from None
+            raise StoreError(f"cannot open the PostgreSQL vector store: {first_line(exc)}") from None
         try:
             with self._conn() as conn:
                 if dimensions is not None:

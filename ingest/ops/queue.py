@@ -25,7 +25,7 @@ import logging
 import time
 from typing import Any
 
-from ingest.kb.db import connect
+from ingest.kb.db import connect, session_lock
 from ingest.ops.jobs import Job
 from ingest.settings import Settings, load_settings
 
@@ -111,17 +111,14 @@ def make_app(settings: Settings, runner=None):
 def ensure_schema(settings: Settings, app) -> None:
     """procrastinate's tables, created once (under an advisory lock, so workers starting
     together do not race), beside sitekb's own (kb/db.py)."""
-    import psycopg
-
-    connect(settings.database_url).close()  # sitekb's tables and migrations, job_results among them
-    with psycopg.connect(settings.database_url, autocommit=True) as conn:
-        conn.execute("SELECT pg_advisory_lock(hashtextextended('sitekb-queue-schema', 0))")
-        try:
-            if conn.execute("SELECT to_regclass('procrastinate_jobs') IS NULL").fetchone()[0]:
+    db = connect(settings.database_url)  # sitekb's tables and migrations, job_results among them
+    try:
+        with session_lock(settings.database_url, "sitekb-queue-schema"):
+            if db.execute("SELECT to_regclass('procrastinate_jobs') IS NULL").fetchone()[0]:
                 with app.open():
                     app.schema_manager.apply_schema()
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(hashtextextended('sitekb-queue-schema', 0))")
+    finally:
+        db.close()
 
 
 def _run_job(runner, job_id: int, site: str, business: str | None, max_pages: int | None) -> None:
@@ -129,11 +126,8 @@ def _run_job(runner, job_id: int, site: str, business: str | None, max_pages: in
     worker that stops heartbeating while it finishes a job (SIGTERM) still holds it, so
     no sweeper takes that job for dead; a killed worker's connection drops, and the lock
     with it."""
-    import psycopg
-
     settings = load_settings()  # read again per job (R-10.3)
-    with psycopg.connect(settings.database_url, autocommit=True, connect_timeout=10) as alive:
-        alive.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (_job_key(job_id),))
+    with session_lock(settings.database_url, _job_key(job_id)):
         try:
             report = runner(site, settings, business=business, max_pages=max_pages)
         except Exception as exc:
