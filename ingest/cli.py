@@ -228,7 +228,14 @@ def _run_queued(args, settings) -> RunReport | None:
     from ingest.ops.queue import QueueJobs
 
     jobs = QueueJobs(settings)
-    alive = jobs.workers_alive(settings.worker_stalled_s)
+    try:
+        return _queue_and_wait(args, jobs)
+    finally:
+        jobs.close()
+
+
+def _queue_and_wait(args, jobs) -> RunReport | None:
+    alive = jobs.workers_alive(jobs.settings.worker_stalled_s)
     if not alive and not args.no_wait:
         return NO_WORKER
     job = jobs.submit("run", {"site": args.site, "business": args.business, "max_pages": args.max_pages})
@@ -510,7 +517,12 @@ def _resync(args) -> int:
         from ingest.ops.queue import QueueJobs, enqueue_due
 
         queued = enqueue_due(settings)
-        if queued and not QueueJobs(settings).workers_alive(settings.worker_stalled_s):
+        jobs = QueueJobs(settings)
+        try:
+            alive = jobs.workers_alive(settings.worker_stalled_s)
+        finally:
+            jobs.close()
+        if queued and not alive:
             print("ingest: no worker is running: start one with `ingest worker` to run them", file=sys.stderr)
         if args.json:
             print(json.dumps(queued, indent=2, ensure_ascii=False))

@@ -108,17 +108,13 @@ def make_app(settings: Settings, runner=None):
     return app
 
 
-def ensure_schema(settings: Settings, app) -> None:
+def ensure_schema(settings: Settings, app, db) -> None:
     """procrastinate's tables, created once (under an advisory lock, so workers starting
-    together do not race), beside sitekb's own (kb/db.py)."""
-    db = connect(settings.database_url)  # sitekb's tables and migrations, job_results among them
-    try:
-        with session_lock(settings.database_url, "sitekb-queue-schema"):
-            if db.execute("SELECT to_regclass('procrastinate_jobs') IS NULL").fetchone()[0]:
-                with app.open():
-                    app.schema_manager.apply_schema()
-    finally:
-        db.close()
+    together do not race), beside sitekb's own, which `db` (kb/db.connect) has migrated."""
+    with session_lock(settings.database_url, "sitekb-queue-schema"):
+        if db.execute("SELECT to_regclass('procrastinate_jobs') IS NULL").fetchone()[0]:
+            with app.open():
+                app.schema_manager.apply_schema()
 
 
 def _run_job(runner, job_id: int, site: str, business: str | None, max_pages: int | None) -> None:
@@ -150,15 +146,9 @@ def _store_result(settings: Settings, job_id: int, result: Any, error: str | Non
         db.close()
 
 
-def _active_locks(settings: Settings) -> set[str]:
-    db = connect(settings.database_url)
-    try:
-        rows = db.execute(
-            "SELECT lock FROM procrastinate_jobs WHERE status IN ('todo', 'doing') AND lock IS NOT NULL"
-        ).fetchall()
-        return {r[0] for r in rows}
-    finally:
-        db.close()
+def _active_locks(db) -> set[str]:
+    rows = db.execute("SELECT lock FROM procrastinate_jobs WHERE status IN ('todo', 'doing') AND lock IS NOT NULL")
+    return {r[0] for r in rows}
 
 
 def enqueue_due(settings: Settings, app=None, now: float | None = None) -> list[dict]:
@@ -166,10 +156,14 @@ def enqueue_due(settings: Settings, app=None, now: float | None = None) -> list[
     from ingest.ops.schedule import due_sources
 
     own = app is None
-    if own:
-        app = make_app(settings)
-        ensure_schema(settings, app)  # a database no worker or API has used yet
-    active = _active_locks(settings)
+    db = connect(settings.database_url)
+    try:
+        if own:
+            app = make_app(settings)
+            ensure_schema(settings, app, db)  # a database no worker or API has used yet
+        active = _active_locks(db)
+    finally:
+        db.close()
     queued = []
     for due in due_sources(settings, time.time() if now is None else now):
         lock = job_lock(due.business, due.root_url or due.site)
@@ -217,7 +211,13 @@ class QueueJobs:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.app = make_app(settings)
-        ensure_schema(settings, self.app)
+        # One connection for the polls of `wait` (connect() checks the migrations each time).
+        self._db = connect(settings.database_url)
+        try:
+            ensure_schema(settings, self.app, self._db)
+        except BaseException:
+            self._db.close()
+            raise
 
     def submit(self, kind: str, params: dict[str, Any], work: Any = None) -> Job:
         if kind == "run":
@@ -237,15 +237,11 @@ class QueueJobs:
             number = int(job_id)
         except ValueError:
             return None
-        db = connect(self.settings.database_url)
-        try:
-            row = db.execute(
-                "SELECT j.status, j.task_name, j.args, r.result, r.error, r.at, j.attempts "
-                "FROM procrastinate_jobs j LEFT JOIN job_results r ON r.job_id = j.id WHERE j.id = ?",
-                (number,),
-            ).fetchone()
-        finally:
-            db.close()
+        row = self._db.execute(
+            "SELECT j.status, j.task_name, j.args, r.result, r.error, r.at, j.attempts "
+            "FROM procrastinate_jobs j LEFT JOIN job_results r ON r.job_id = j.id WHERE j.id = ?",
+            (number,),
+        ).fetchone()
         if row is None:
             return None
         status, task, args, result, error, at, attempts = row
@@ -275,17 +271,14 @@ class QueueJobs:
             time.sleep(poll_s)
 
     def workers_alive(self, within_s: float) -> int:
-        db = connect(self.settings.database_url)
-        try:
-            return db.execute(
-                "SELECT COUNT(*) FROM procrastinate_workers WHERE last_heartbeat > NOW() - make_interval(secs => ?)",
-                (within_s,),
-            ).fetchone()[0]
-        finally:
-            db.close()
+        return self._db.execute(
+            "SELECT COUNT(*) FROM procrastinate_workers WHERE last_heartbeat > NOW() - make_interval(secs => ?)",
+            (within_s,),
+        ).fetchone()[0]
 
     def close(self, wait_s: float = 0.0) -> None:
-        """Nothing runs here: the workers own the jobs."""
+        """Nothing runs here (the workers own the jobs): closes the connection."""
+        self._db.close()
 
 
 # -- the worker ------------------------------------------------------------------------
@@ -296,7 +289,11 @@ def run_worker(settings: Settings, runner, name: str | None = None, once: bool =
     (or, with `once`, until the queue is empty). Beside it, a sweeper queues again the
     jobs of workers that stopped sending heartbeats."""
     app = make_app(settings, runner)
-    ensure_schema(settings, app)
+    db = connect(settings.database_url)
+    try:
+        ensure_schema(settings, app, db)
+    finally:
+        db.close()
     asyncio.run(_work(app, settings, name, once))
 
 
