@@ -80,13 +80,11 @@ class PgVectorStore:
 
     def exists(self, conn=None) -> bool:
         with self._conn(conn) as c:
-            return c.execute("SELECT to_regclass(%s) IS NOT NULL", (self.table,)).fetchone()[0]
+            return not _missing(c, self.table)
 
     def _create(self, conn, dimensions: int) -> None:
         t = self.table
-        wanted = (t, f"{t}_by_page", f"{t}_hnsw", f"{t}_terms", f"{t}_terms_lookup")
-        present = conn.execute("SELECT " + ", ".join(["to_regclass(%s) IS NOT NULL"] * len(wanted)), wanted).fetchone()
-        if all(present):
+        if not _missing(conn, t, f"{t}_by_page", f"{t}_hnsw", f"{t}_terms", f"{t}_terms_lookup"):
             return  # CREATE ... IF NOT EXISTS would still wait for a lock behind every writer
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (t,))
@@ -267,4 +265,10 @@ def pg_table_exists(dsn: str, collection: str) -> bool:
     import psycopg
 
     with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
-        return conn.execute("SELECT to_regclass(%s) IS NOT NULL", (table_name(collection),)).fetchone()[0]
+        return not _missing(conn, table_name(collection))
+
+
+def _missing(conn, *relations: str) -> list[str]:
+    """Which of these tables or indexes do not exist (one query)."""
+    found = conn.execute("SELECT " + ", ".join(["to_regclass(%s) IS NOT NULL"] * len(relations)), relations).fetchone()
+    return [name for name, there in zip(relations, found) if not there]
