@@ -20,6 +20,8 @@ from ingest.crawl.rawstore import RawStore
 from ingest.crawl.urls import Scope, page_key
 from ingest.extract.budget import PageTooSlow
 from ingest.extract.html import parse_html
+from ingest.extract.language import text_language
+from ingest.extract.pdf import PdfError, ScannedPdf, is_pdf, read_pdf
 from ingest.kb.state import StateStore, StoredPage
 from ingest.models import Document, Page, RunReport, SkipReason
 from ingest.settings import Settings
@@ -69,7 +71,7 @@ class LeftSite:
 
 @dataclass(frozen=True)
 class Skipped:
-    """Not a page to read (`reason`: not_html, too_large)."""
+    """Not a page to read (`reason`: not_html, too_large, scanned_pdf)."""
 
     url: str
     reason: SkipReason
@@ -166,7 +168,11 @@ class Crawler:
             if moved:
                 return moved
         fetched = await self.fetch_or_reuse(url, depth, stored)
-        return self.read(url, fetched) if isinstance(fetched, _Body) else fetched
+        if not isinstance(fetched, _Body):
+            return fetched
+        if is_pdf(fetched.body):
+            return await self.read_pdf(url, fetched)
+        return self.read(url, fetched)
 
     async def recheck_gone(self, url: str, depth: int) -> Gone | None:
         """Still gone? A HEAD answers without the 404 page's body."""
@@ -236,6 +242,29 @@ class Crawler:
             return Moved(url, stub) if self.scope.in_site(stub) else LeftSite(url)
         canonical = self.scope.normalize(doc.canonical) if doc.canonical else None
         return PageRead(url, page, fetched.digest, doc, canonical if canonical != url else None)
+
+    async def read_pdf(self, url: str, fetched: _Body) -> PageRead | Skipped | Failed:
+        """A PDF as a page (R-15.2), read in a child process under the page budget; a scan
+        is reported, not guessed at; one the reader cannot open fails like a 503 (its
+        chunks from earlier runs stay)."""
+        settings, page = self.settings, fetched.page
+        try:
+            pdf = await read_pdf(fetched.body, url, settings.pdf_max_pages, settings.page_budget_s)
+        except ScannedPdf:  # remembered with its validators: the next run asks whether it changed
+            self.state.pages.save(self.source_id, url, 200, page.etag, page.last_modified, fetched.digest, "")
+            return Skipped(url, "scanned_pdf")
+        except PdfError as exc:
+            self.report.warnings.append(f"{url}: {exc}")
+            return Failed(url, "unreadable")
+        if pdf.pages_read < pdf.pages_total:
+            self.report.warnings.append(
+                f"{url}: read the first {pdf.pages_read} of its {pdf.pages_total:,} pages (setting pdf_max_pages)"
+            )
+        self.report.pages.pdfs += 1
+        status = page.status if not page.not_modified else 200
+        self.state.pages.save(self.source_id, url, status, page.etag, page.last_modified, fetched.digest, pdf.title)
+        doc = Document(url=url, title=pdf.title, markdown=pdf.markdown, lang=text_language(pdf.markdown))
+        return PageRead(url, page, fetched.digest, doc, None)
 
     def _record(self, outcome: Outcome, depth: int) -> None:
         """The one place a visit's outcome reaches the frontier, the report and the log."""

@@ -46,6 +46,7 @@ SkipReason = Literal[
     "challenge",
     "unreadable",
     "too_slow",
+    "scanned_pdf",
     # at selection
     "noindex",
     "canonical_elsewhere",
@@ -170,6 +171,9 @@ class PagesReport(BaseModel):
     empty: int = 0
     not_modified: int = 0
     failed: int = 0
+    # PDFs read as pages, and pages rendered in a browser.
+    pdfs: int = 0
+    rendered: int = 0
     status_counts: dict[str, int] = Field(default_factory=dict)
 
     def skip(self, reason: SkipReason, count: int = 1) -> None:

@@ -143,6 +143,10 @@ class Settings(BaseSettings):
     run_budget_s: float = Field(3600.0, ge=0)
     # Extraction time of one page; past it the page is skipped (too_slow) and the crawl goes on.
     page_budget_s: float = Field(20.0, gt=0)
+    # PDFs the site links to are pages, up to this size and this many pages each.
+    read_pdfs: bool = True
+    max_pdf_bytes: int = Field(20_000_000, ge=1024)
+    pdf_max_pages: int = Field(300, ge=1)
 
     @classmethod
     def settings_customise_sources(

@@ -138,6 +138,7 @@ class HostileSite:
             "/about/?utm_source=news&fbclid=x",
             "/about/?gclid=abc",
             "/brochure.pdf",
+            "/team-photo.jpg",
         ]
         if path == "/robots.txt":
             delay = f"Crawl-delay: {self.crawl_delay}\n" if self.crawl_delay else ""
@@ -186,8 +187,10 @@ class HostileSite:
         if path == "/header-hidden/":
             body = _page("Header hidden", _text("header-hidden"), ["/"])
             return h._send(200, body, {"X-Robots-Tag": "noindex, nofollow"})
-        if path == "/brochure.pdf":
+        if path == "/brochure.pdf":  # a damaged PDF: unreadable, and said so
             return h._send(200, b"%PDF-1.4 not a web page", ctype="application/pdf")
+        if path == "/team-photo.jpg":
+            return h._send(200, b"\xff\xd8\xff\xe0 not a web page", ctype="image/jpeg")
         if path == "/wall/":
             return h._send(200, CHALLENGE)
         if path == "/huge/":

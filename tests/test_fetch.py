@@ -189,9 +189,16 @@ def test_body_limit_and_content_type(scripted, settings, monkeypatch):
     monkeypatch.setenv("SITEKB_MAX_BODY_BYTES", "2048")
     small = load_settings()
     scripted.routes["/big"] = [(200, {}, b"x" * 5000)]
-    scripted.routes["/pdf"] = [(200, {"Content-Type": "application/pdf"}, b"%PDF")]
+    scripted.routes["/pdf"] = [(200, {"Content-Type": "application/pdf"}, b"%PDF" + b"x" * 3000)]
+    scripted.routes["/img"] = [(200, {"Content-Type": "image/png"}, b"\x89PNG")]
+    scripted.routes["/files/menu.pdf"] = [(200, {"Content-Type": "application/octet-stream"}, b"%PDF")]
     assert _fetch(small, scripted.base + "/big").error == "too_large"
-    assert _fetch(settings, scripted.base + "/pdf").error == "not_html"
+    assert _fetch(settings, scripted.base + "/img").error == "not_html"
+    # PDFs are pages (R-15.2), with a limit of their own, and also when served as a download.
+    assert _fetch(small, scripted.base + "/pdf").body.startswith(b"%PDF")
+    assert _fetch(small.model_copy(update={"max_pdf_bytes": 2048}), scripted.base + "/pdf").error == "too_large"
+    assert _fetch(settings, scripted.base + "/files/menu.pdf").content_type == "application/pdf"
+    assert _fetch(settings.model_copy(update={"read_pdfs": False}), scripted.base + "/pdf").error == "not_html"
 
 
 def test_challenge_pages_are_detected_by_content(scripted, settings):

@@ -33,6 +33,7 @@ TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 THROTTLE_STATUSES = frozenset({403, 406, 429, 503})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 HTML_TYPES = ("text/html", "application/xhtml+xml")
+PDF_TYPES = ("application/pdf", "application/x-pdf")
 # Clean responses in a row before a host's concurrency goes up by one (R-4.1), and
 # before it climbs back to a level already proven safe after a pushback (safe because a
 # second pushback there lowers the ceiling for good). *ours*
@@ -351,6 +352,7 @@ class Fetcher:
         self.status_counts: dict[str, int] = {}
         self._throttles: dict[str, HostThrottle] = {}
         self._proxied = bool(settings.proxy_url)
+        self.page_types = HTML_TYPES + PDF_TYPES if settings.read_pdfs else HTML_TYPES
         self._client = httpx.AsyncClient(
             transport=guarded_transport(settings.proxy_url, settings.allow_private_hosts),
             timeout=httpx.Timeout(settings.request_timeout_s),
@@ -378,12 +380,15 @@ class Fetcher:
         url: str,
         validators: Validators | None = None,
         depth: int = 0,
-        accept: Iterable[str] = HTML_TYPES,
+        accept: Iterable[str] | None = None,
         method: str = "GET",
         follow_redirects: bool = True,
     ) -> Page:
         """Fetch with retries. Network failures come back as a Page with `error` set, never raised.
-        With `follow_redirects=False` a redirect comes back as it is (status and `location`)."""
+        With `follow_redirects=False` a redirect comes back as it is (status and `location`).
+        `accept`: the content types read (default: pages, i.e. HTML, and PDFs when read_pdfs)."""
+        if accept is None:
+            accept = self.page_types
         try:
             throttle = self.throttle(httpx.URL(url).host)
         except httpx.InvalidURL as exc:  # e.g. an octal IPv4 spelling httpx refuses to parse
@@ -481,8 +486,12 @@ class Fetcher:
                 if response.status_code in TRANSIENT_STATUSES or response.status_code in THROTTLE_STATUSES:
                     return Page(**base, retry_after=response.headers.get("retry-after"))
                 ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+                if ctype in ("application/octet-stream", "binary/octet-stream") and _names_pdf(current):
+                    ctype = "application/pdf"  # a PDF served as a download: read as what its name says
                 if response.status_code == 200 and accept and ctype and ctype not in accept:
                     return Page(**base, content_type=ctype, error="not_html")
+                if ctype in PDF_TYPES:
+                    limit = self.settings.max_pdf_bytes
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > limit:
                     return Page(**base, content_type=ctype, error="too_large")
@@ -511,6 +520,10 @@ class Fetcher:
             return Page(url=original, final_url=current, status=0, error="invalid_url", depth=depth, detail=str(exc))
         except (httpx.HTTPError, httpcore.ProtocolError) as exc:
             return Page(url=original, final_url=current, status=0, error="protocol", depth=depth, detail=str(exc))
+
+
+def _names_pdf(url: str) -> bool:
+    return urlsplit(url).path.lower().endswith(".pdf")
 
 
 def _header_bytes(response: httpx.Response) -> int:

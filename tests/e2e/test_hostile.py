@@ -72,7 +72,9 @@ def test_noindex_challenge_and_oversized_pages_are_skipped(hostile_run):
     assert report.pages.skipped["noindex"] == 2  # meta robots and X-Robots-Tag
     assert report.pages.skipped["challenge"] == 1
     assert report.pages.skipped["too_large"] == 2  # 50 MB body and a gzip bomb
-    assert report.pages.skipped["not_html"] == 1  # the PDF brochure (PDF support comes later)
+    assert report.pages.skipped["not_html"] == 1  # the team photo
+    assert report.pages.skipped["unreadable"] == 1  # the damaged PDF brochure, said in a warning
+    assert any("brochure.pdf: not a readable PDF" in w for w in report.warnings)
     texts = "\n".join(_ingested_texts(settings, "hostile"))
     for absent in ("Checking your browser", "header-hidden page", "This is the hidden page"):
         assert absent not in texts

@@ -1,0 +1,84 @@
+"""PDF reading (R-15.2): text in reading order, headings, tables, scans refused, and the
+child process's bounds on hostile files."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from pdfs import (
+    _LEAFLET,
+    bomb_pdf,
+    flate_bomb_pdf,
+    in_order,
+    menu_pdf,
+    outlined_pdf,
+    recall,
+    scanned_pdf,
+    two_column_pdf,
+)
+
+from ingest.extract.pdf import PdfError, ScannedPdf, is_pdf, pdf_to_markdown, read_pdf, title_from_url
+
+
+def test_menu_keeps_its_price_tables_as_tables():
+    built = menu_pdf()
+    text = pdf_to_markdown(built.body, 50, "https://casalola.example/menu.pdf")
+    assert text.title == "Casa Lola Menu"
+    assert [tuple(tuple(row) for row in table) for table in text.tables] == list(built.tables)
+    assert recall(built.words, f"{text.title}\n{text.markdown}") >= 0.95
+    assert "# Mains (page 1)\n\n| Dish | Description | Price |\n| --- | --- | --- |\n| Paella valenciana |" in (
+        text.markdown
+    )
+    assert "## Allergens (page 1)" in text.markdown  # a smaller heading, one level down
+
+
+def test_two_columns_are_read_down_each_column():
+    built = two_column_pdf()
+    text = pdf_to_markdown(built.body, 50)
+    assert text.pages_read == text.pages_total >= 2
+    assert recall(built.words, f"{text.title}\n{text.markdown}") >= 0.95
+    assert all(in_order(passage, text.markdown) for _, passage in _LEAFLET)
+    assert "## Payment, Hill branch (page" in text.markdown
+
+
+def test_outline_entries_are_headings_even_in_body_size():
+    text = pdf_to_markdown(outlined_pdf().body, 50)
+    assert "# Pets (page 1)\n\nDogs are welcome" in text.markdown
+
+
+def test_a_document_without_headings_gets_a_section_per_page():
+    text = pdf_to_markdown(bomb_pdf(pages=3).body, 50, "https://x.example/files/Speisekarte_Sommer-2024.pdf")
+    assert text.title == "Speisekarte Sommer 2024"  # no title in the file: its name says it
+    assert [line for line in text.markdown.splitlines() if line.startswith("#")] == ["# Page 1", "# Page 2", "# Page 3"]
+
+
+def test_a_scan_is_refused_not_guessed():
+    with pytest.raises(ScannedPdf):
+        pdf_to_markdown(scanned_pdf().body, 50)
+
+
+def test_not_a_pdf_is_a_clear_error():
+    assert not is_pdf(b"<html>")
+    with pytest.raises(PdfError, match="not a readable PDF"):
+        pdf_to_markdown(b"%PDF-1.4\n garbage with no objects", 50)
+
+
+def test_title_from_url():
+    assert title_from_url("https://x.example/a/Price%20List_2025.PDF") == "Price List 2025"
+
+
+def test_the_child_reads_at_most_max_pages_of_a_bomb():
+    text = asyncio.run(read_pdf(bomb_pdf().body, "https://x.example/bomb.pdf", 25, 30))
+    assert (text.pages_read, text.pages_total) == (25, 20_000)
+
+
+def test_the_child_stops_at_its_time_budget():
+    with pytest.raises(PdfError, match="longer than 0.5 s"):
+        asyncio.run(read_pdf(bomb_pdf().body, "https://x.example/bomb.pdf", 20_000, 0.5))
+
+
+def test_the_child_stops_at_its_memory_cap():
+    """A 1 MB stream that inflates to 1.2 GB: the child hits its cap, the crawl gets an error."""
+    with pytest.raises(PdfError, match="needs more than"):
+        asyncio.run(read_pdf(flate_bomb_pdf().body, "https://x.example/bomb.pdf", 10, 60))
