@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from ingest.crawl.discover import CrawlMonitor, Frontier
 from ingest.crawl.fetch import REDIRECT_STATUSES, Fetcher, Validators
 from ingest.crawl.rawstore import RawStore
+from ingest.crawl.render import INSTALL_HINT, Renderer, needs_rendering
 from ingest.crawl.urls import Scope, page_key
 from ingest.extract.budget import PageTooSlow
 from ingest.extract.html import parse_html
@@ -120,8 +121,11 @@ class Crawler:
         source_id: int,
         homepage: Page,
         report: RunReport,
+        renderer: Renderer | None = None,
     ) -> None:
         self.scope, self.settings, self.fetcher, self.frontier = scope, settings, fetcher, frontier
+        self.renderer = renderer
+        self.shells = 0  # pages that needed a browser and did not get one
         self.state, self.source_id, self.homepage, self.report = state, source_id, homepage, report
         self.known: dict[str, StoredPage] = state.pages.of(source_id)
         self.raw = RawStore(settings.raw_dir)
@@ -172,7 +176,48 @@ class Crawler:
             return fetched
         if is_pdf(fetched.body):
             return await self.read_pdf(url, fetched)
-        return self.read(url, fetched)
+        outcome = self.read(url, fetched)
+        if isinstance(outcome, PageRead) and needs_rendering(fetched.body, outcome.doc):
+            return await self.render(outcome, fetched)
+        return outcome
+
+    async def render(self, read: PageRead, fetched: _Body) -> PageRead | Failed:
+        """A page that builds its text in the browser, rendered (R-15.1) and read like any
+        page; the HTML's own reading when there is no browser or rendering adds nothing."""
+        html = await self.renderer.render(read.url, fetched.body) if self.renderer else None
+        if self.renderer:
+            self.report.bytes_transferred += self.renderer.bytes_transferred
+            self.frontier.bytes_spent += self.renderer.bytes_transferred
+            self.renderer.bytes_transferred = 0
+        if html is None:
+            self.shells += 1
+            return read
+        page = fetched.page
+        try:
+            doc = replace(parse_html(html, read.url, self.settings.page_budget_s), url=read.url)
+        except PageTooSlow:
+            return Failed(read.url, "too_slow")
+        except Exception:
+            return read
+        if doc.text_chars <= read.doc.text_chars:
+            return read
+        self.report.pages.rendered += 1
+        status = page.status if not page.not_modified else 200
+        self.state.pages.save(
+            self.source_id, read.url, status, page.etag, page.last_modified, fetched.digest, doc.title
+        )
+        canonical = self.scope.normalize(doc.canonical) if doc.canonical else None
+        return replace(read, doc=doc, canonical=canonical if canonical != read.url else None)
+
+    def shell_warning(self) -> str | None:
+        """What the report says when pages needed a browser they did not get."""
+        if not self.shells:
+            return None
+        pages = f"{self.shells} pages build" if self.shells > 1 else "1 page builds"
+        if self.renderer is None:
+            return f"{pages} its text with JavaScript and rendering is off (setting render)"
+        why = self.renderer.unavailable or "the browser could not render it"
+        return f"{pages} its text with JavaScript, and {why}: {INSTALL_HINT}"
 
     async def recheck_gone(self, url: str, depth: int) -> Gone | None:
         """Still gone? A HEAD answers without the 404 page's body."""

@@ -75,6 +75,9 @@ class Page:
     detail: str = ""
     depth: int = 0
     bytes_transferred: int = 0
+    # The response headers a browser needs when the renderer hands it this answer
+    # (content type, CORS, location, cache): ingest/crawl/render.py.
+    headers: tuple[tuple[str, str], ...] = ()
 
     @property
     def not_modified(self) -> bool:
@@ -194,6 +197,8 @@ class CrawlHealth(BaseModel):
     frontier_sizes: list[tuple[int, int]] = Field(default_factory=list)
     # Share of page requests refused with 403/406 or a challenge page.
     blocked_share: float = 0.0
+    # Requests the browser made while rendering that were refused, by reason.
+    render_blocked: dict[str, int] = Field(default_factory=dict)
 
 
 class ChunksReport(BaseModel):

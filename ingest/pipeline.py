@@ -21,6 +21,7 @@ from ingest import indexer
 from ingest.crawl import discover
 from ingest.crawl.fetch import Fetcher
 from ingest.crawl.intake import find_homepage
+from ingest.crawl.render import Renderer
 from ingest.crawl.signals import follow
 from ingest.crawl.urls import Scope, page_key, prefix_of
 from ingest.crawler import GONE_STATUSES, Crawler, CrawlLog
@@ -307,9 +308,21 @@ async def _crawl(
         delay = robots.crawl_delay(settings.user_agent) if robots else None
         if delay:
             fetcher.set_crawl_delay(urlsplit(scope.root).hostname or "", float(delay))
-        crawler = Crawler(scope, settings, fetcher, frontier, state, source_id, homepage, report)
+        renderer = None
+        if settings.render == "auto":
+            renderer = Renderer(
+                settings, fetcher, scope, lambda url: robots is None or robots.can_fetch(url, settings.user_agent)
+            )
+        crawler = Crawler(scope, settings, fetcher, frontier, state, source_id, homepage, report, renderer)
         await _seed(frontier, fetcher, scope, robots, homepage, crawler.known, had_content, settings, report)
-        log = await crawler.crawl(progress)
+        try:
+            log = await crawler.crawl(progress)
+        finally:
+            if renderer is not None:
+                await renderer.close()
+                report.crawl.render_blocked = dict(renderer.blocked)
+        if warning := crawler.shell_warning():
+            report.warnings.append(warning)
         for reason, n in frontier.skipped.items():
             report.pages.skip(reason, n)
         report.pages.discovered = len(frontier.seen) - frontier.skipped.get("offsite", 0)

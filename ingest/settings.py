@@ -147,6 +147,13 @@ class Settings(BaseSettings):
     read_pdfs: bool = True
     max_pdf_bytes: int = Field(20_000_000, ge=1024)
     pdf_max_pages: int = Field(300, ge=1)
+    # Pages that build their text in the browser are rendered in headless Chromium:
+    # "auto" renders only those, "never" none. browser_path: Chromium's executable
+    # (default: the first of chromium, chromium-browser, google-chrome on PATH).
+    render: Literal["auto", "never"] = "auto"
+    browser_path: str = ""
+    render_concurrency: int = Field(2, ge=1, le=8)
+    render_timeout_s: float = Field(20.0, gt=0)
 
     @classmethod
     def settings_customise_sources(

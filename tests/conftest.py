@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +29,17 @@ CORPORA_MISSING = (
 if CORPORA_MISSING and os.environ.get("CI"):
     raise RuntimeError(f"CI runs every test: {CORPORA_MISSING}")
 needs_corpora = pytest.mark.skipif(CORPORA_MISSING is not None, reason=CORPORA_MISSING or "")
+# Rendering tests drive Debian's chromium (`.ci/run` installs it); without it they skip
+# and say what to install, except in CI, where they must run.
+BROWSER_MISSING = (
+    None
+    if any(shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome"))
+    and importlib.util.find_spec("playwright") is not None
+    else "needs a browser for rendering: apt-get install chromium, and Playwright (pip install -e '.[dev]')"
+)
+if BROWSER_MISSING and os.environ.get("CI"):
+    raise RuntimeError(f"CI runs every test: {BROWSER_MISSING}")
+needs_browser = pytest.mark.skipif(BROWSER_MISSING is not None, reason=BROWSER_MISSING or "")
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(REPO / "scripts"))

@@ -34,6 +34,19 @@ THROTTLE_STATUSES = frozenset({403, 406, 429, 503})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 PDF_TYPES = ("application/pdf", "application/x-pdf")
+# Response headers kept on a Page for the renderer's browser (ingest/crawl/render.py).
+BROWSER_HEADERS = frozenset(
+    {
+        "content-type",
+        "location",
+        "cache-control",
+        "access-control-allow-origin",
+        "access-control-allow-credentials",
+        "access-control-allow-headers",
+        "access-control-allow-methods",
+        "access-control-expose-headers",
+    }
+)
 # Clean responses in a row before a host's concurrency goes up by one, and
 # before it climbs back to a level already proven safe after a pushback (safe because a
 # second pushback there lowers the ceiling for good). *ours*
@@ -480,6 +493,7 @@ class Fetcher:
                     last_modified=response.headers.get("last-modified"),
                     x_robots_tag=response.headers.get("x-robots-tag", ""),
                     bytes_transferred=_header_bytes(response),
+                    headers=tuple((k, v) for k, v in response.headers.items() if k.lower() in BROWSER_HEADERS),
                 )
                 if response.status_code in REDIRECT_STATUSES:
                     return Page(**base, location=response.headers.get("location"))
