@@ -42,6 +42,9 @@ TEXT = "<p>Casa Lola is a tapas bar in Triana, open every evening from six; call
         f'<html><body><main><h1>Menu</h1>{TEXT * 4}</main><script src="https://www.googletagmanager.com/gtag/js"></script></body></html>',
         # a short contact page with a map script: some text, no mount point
         f'<html><body><main><h1>Contact</h1>{TEXT}</main><script src="/map.js"></script></body></html>',
+        # a section index of a docs site: a title and the menu, no text of its own, the theme's scripts
+        '<html><body><nav><a href="/a">Onboarding guide</a> <a href="/b">Team rituals</a> '
+        '<a href="/c">Tools we use</a></nav><main><h1>Community</h1></main><script src="/theme.js"></script></body></html>',
         # an empty page with no scripts: nothing a browser would add
         "<html><body><div id='root'></div></body></html>",
         # structured data is not a script that writes the page

@@ -396,10 +396,12 @@ class Fetcher:
         accept: Iterable[str] | None = None,
         method: str = "GET",
         follow_redirects: bool = True,
+        hop_allowed: Callable[[str], bool] | None = None,
     ) -> Page:
         """Fetch with retries. Network failures come back as a Page with `error` set, never raised.
         With `follow_redirects=False` a redirect comes back as it is (status and `location`).
-        `accept`: the content types read (default: pages, i.e. HTML, and PDFs when read_pdfs)."""
+        `accept`: the content types read (default: pages, i.e. HTML, and PDFs when read_pdfs).
+        `hop_allowed`: which redirect targets are followed (default: the Fetcher's scope)."""
         if accept is None:
             accept = self.page_types
         try:
@@ -429,6 +431,7 @@ class Fetcher:
                             tuple(accept),
                             method,
                             self.settings.max_redirects if follow_redirects else 0,
+                            hop_allowed or self.in_scope,
                         )
                     after = parse_retry_after(page.retry_after)
                     throttle.record(page.status, after, sent_at=level)
@@ -446,7 +449,14 @@ class Fetcher:
         raise AssertionError("unreachable")
 
     async def _follow(
-        self, url: str, validators: Validators | None, depth: int, accept: tuple[str, ...], method: str, max_hops: int
+        self,
+        url: str,
+        validators: Validators | None,
+        depth: int,
+        accept: tuple[str, ...],
+        method: str,
+        max_hops: int,
+        hop_allowed: Callable[[str], bool],
     ) -> Page:
         current = url
         headers: dict[str, str] = {}
@@ -469,7 +479,7 @@ class Fetcher:
                 if not page.location:
                     return replace(page, error="redirect_without_location", bytes_transferred=transferred)
                 nxt = str(httpx.URL(current).join(page.location))
-                if not self.in_scope(nxt):
+                if not hop_allowed(nxt):
                     return replace(page, final_url=nxt, error="offsite_redirect", bytes_transferred=transferred)
                 current = nxt
                 continue

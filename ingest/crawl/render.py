@@ -36,7 +36,8 @@ from ingest.settings import Settings
 
 # Under this much main text a page with scripts may be a shell. *ours*
 SHELL_TEXT_CHARS = 200
-# ... and under this much it is one whatever its markup says. *ours*
+# ... and with under this much text on the whole page (menus and footer included) it is
+# one whatever its markup says. *ours*
 BARE_TEXT_CHARS = 40
 # The element a client-side app mounts into, empty in the HTML.
 _MOUNT_POINT = re.compile(
@@ -45,6 +46,8 @@ _MOUNT_POINT = re.compile(
     re.I,
 )
 _SCRIPT = re.compile(rb"<script\b([^>]*)>(.*?)</script>", re.I | re.S)
+_INVISIBLE = re.compile(rb"<(script|style|noscript|template|svg)\b.*?</\1\s*>|<!--.*?-->", re.I | re.S)
+_TAG = re.compile(rb"<[^>]*>")
 _NOSCRIPT_JS = re.compile(rb"<noscript\b[^>]*>[^<]{0,300}javascript", re.I)
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 INSTALL_HINT = (
@@ -108,8 +111,9 @@ TRACKERS = frozenset(
 
 
 def needs_rendering(html: bytes, doc: Document) -> bool:
-    """Almost no text in the HTML, and scripts that would write it: an app's empty mount
-    point, a <noscript> asking for JavaScript, or no text at all."""
+    """Almost no text in the HTML, and scripts that would write it: an app's mount point, a
+    <noscript> asking for JavaScript, or no text at all on the page (a section index with
+    a menu and a title is a page, not a shell)."""
     if doc.text_chars >= SHELL_TEXT_CHARS:
         return False
     head = html[:500_000]
@@ -117,7 +121,17 @@ def needs_rendering(html: bytes, doc: Document) -> bool:
     scripts = [attrs for attrs in scripts if b"application/ld+json" not in attrs.lower()]
     if not scripts:
         return False
-    return doc.text_chars < BARE_TEXT_CHARS or bool(_MOUNT_POINT.search(head) or _NOSCRIPT_JS.search(head))
+    # No text anywhere, not even a menu or a footer: nothing but what the scripts will write.
+    bare = _visible_chars(head) < BARE_TEXT_CHARS
+    return bare or bool(_MOUNT_POINT.search(head) or _NOSCRIPT_JS.search(head))
+
+
+def _visible_chars(html: bytes) -> int:
+    """Characters of text in the body, menus and footer included (scripts, styles and
+    tags not): a rough count, enough to tell an empty page from a short one."""
+    start = html.lower().find(b"<body")
+    body = _INVISIBLE.sub(b" ", html[start if start >= 0 else 0 :])
+    return len(b" ".join(_TAG.sub(b" ", body).split()))
 
 
 def is_tracker(host: str) -> bool:
@@ -261,10 +275,21 @@ class Renderer:
                 self.blocked[why] += 1
                 await route.abort("blockedbyclient")
                 return
-            answer = await self.fetcher.fetch(request.url, accept=(), method=request.method, follow_redirects=False)
+            # Redirects are followed here, each hop judged as the browser's own request would
+            # be (the guard checks every hop's address): Chromium does not follow a redirect
+            # handed to it by interception.
+            kind = request.resource_type
+            answer = await self.fetcher.fetch(
+                request.url,
+                accept=(),
+                method=request.method,
+                hop_allowed=lambda hop: (
+                    refusal(hop, kind, self.scope) is None and (not self.scope.on_host(hop) or self.allowed(hop))
+                ),
+            )
             self.bytes_transferred += answer.bytes_transferred
-            if answer.error or answer.status == 0:  # refused by the guard, too large, unreachable
-                self.blocked[answer.error or "failed"] += 1
+            if answer.error or answer.status == 0:  # refused by the guard or a hop's rule, too large, unreachable
+                self.blocked["redirect" if answer.error == "offsite_redirect" else answer.error or "failed"] += 1
                 await route.abort("addressunreachable" if answer.error == "private" else "failed")
                 return
             await route.fulfill(status=answer.status, headers=dict(answer.headers), body=answer.body)

@@ -24,7 +24,7 @@ SHELL = (
     "<noscript>You need to enable JavaScript to run this app.</noscript>{scripts}</body></html>"
 )
 APP_JS = """
-fetch('/api/menu.json').then(r => r.json()).then(data => {
+fetch('/api/menu').then(r => r.json()).then(data => {
   document.title = data.title;
   document.getElementById('root').innerHTML = '<main><h1>' + data.title + '</h1>' +
     data.sections.map(s => '<h2>' + s.name + '</h2><p>' + s.text + '</p>').join('') +
@@ -61,8 +61,10 @@ def spa(site_dir_server, settings):
     root = site_dir_server.root_dir
     root.joinpath("index.html").write_text(SHELL.format(title="Loading", scripts='<script src="/app.js"></script>'))
     root.joinpath("app.js").write_text(APP_JS)
-    (root / "api").mkdir()
-    root.joinpath("api", "menu.json").write_text(json.dumps(MENU))
+    # The data is asked for as /api/menu, which the static host redirects to /api/menu/:
+    # the renderer follows the redirect itself, each hop judged like the first.
+    (root / "api" / "menu").mkdir(parents=True)
+    root.joinpath("api", "menu", "index.html").write_text(json.dumps(MENU))
     root.joinpath("about.html").write_text(SHELL.format(title="About", scripts=f"<script>{ABOUT}</script>"))
     return site_dir_server
 
@@ -88,7 +90,7 @@ def test_text_written_by_scripts_is_rendered_and_indexed(spa, settings):
     texts = "\n".join(p["text"] for p in _payloads(settings, "casa"))
     assert "closed on Mondays" in texts and "32 euros" in texts  # from the JSON the script fetched
     assert "+34 954 123 456" in texts  # written by an inline script
-    assert ("/api/menu.json", 200) in spa.log and ("/app.js", 200) in spa.log
+    assert ("/api/menu", 301) in spa.log and ("/api/menu/", 200) in spa.log and ("/app.js", 200) in spa.log
     hits = search("casa", "when are you open?", k=3)
     assert hits[0].url == spa.base + "/"
 
