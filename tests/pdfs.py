@@ -32,6 +32,7 @@ class BuiltPdf:
     body: bytes
     words: tuple[str, ...]  # every word written into the text layer, in order
     tables: tuple[tuple[tuple[str, ...], ...], ...] = ()  # the tables' rows, as written
+    passages: tuple[str, ...] = ()  # paragraphs that must come out whole and in order
 
 
 def words_of(text: str) -> list[str]:
@@ -166,10 +167,12 @@ def two_column_pdf() -> BuiltPdf:
     """A leaflet set in two columns per page: reading order must go down each column."""
     w = _Writer()
     w.para("Smile Dental Clinic patient guide", "Title")
+    passages = []
     for edition in ("Main practice", "Harbour branch", "Hill branch"):  # three pages of it
         for heading, text in _LEAFLET:
             w.para(f"{heading}, {edition}", "Heading2")
-            w.para(text)
+            passages.append(f"{text} This is how it works at the {edition}.")
+            w.para(passages[-1])
     out = io.BytesIO()
     doc = BaseDocTemplate(out, pagesize=A4, title="Smile Dental Clinic patient guide")
     gap, width = 1 * cm, (A4[0] - doc.leftMargin - doc.rightMargin - 1 * cm) / 2
@@ -179,7 +182,7 @@ def two_column_pdf() -> BuiltPdf:
     ]
     doc.addPageTemplates([PageTemplate(id="two", frames=frames)])
     doc.build(w.story)
-    return BuiltPdf(out.getvalue(), tuple(w.words))
+    return BuiltPdf(out.getvalue(), tuple(w.words), passages=tuple(passages))
 
 
 def outlined_pdf() -> BuiltPdf:

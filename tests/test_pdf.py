@@ -7,7 +7,6 @@ import asyncio
 
 import pytest
 from pdfs import (
-    _LEAFLET,
     bomb_pdf,
     flate_bomb_pdf,
     in_order,
@@ -38,7 +37,7 @@ def test_two_columns_are_read_down_each_column():
     text = pdf_to_markdown(built.body, 50)
     assert text.pages_read == text.pages_total >= 2
     assert recall(built.words, f"{text.title}\n{text.markdown}") >= 0.95
-    assert all(in_order(passage, text.markdown) for _, passage in _LEAFLET)
+    assert all(in_order(passage, text.markdown) for passage in built.passages)
     assert "## Payment, Hill branch (page" in text.markdown
 
 

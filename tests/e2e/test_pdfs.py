@@ -5,7 +5,7 @@ a scanned menu (reported, not read) and a bomb of 20,000 pages (read up to the l
 from __future__ import annotations
 
 import pytest
-from pdfs import _LEAFLET, bomb_pdf, in_order, menu_pdf, outlined_pdf, recall, scanned_pdf, two_column_pdf
+from pdfs import bomb_pdf, in_order, menu_pdf, outlined_pdf, recall, scanned_pdf, two_column_pdf
 
 from ingest import pipeline
 from ingest.kb.state import StateStore
@@ -80,7 +80,7 @@ def test_linked_pdfs_become_pages_with_headings_tables_and_page_numbers(site, se
     assert "| Dish | Description | Price |" in mains["text"]  # the table's header, kept with its rows
 
     guide = _text_of(payloads, f"{site.base}/docs/guide.pdf")
-    assert all(in_order(passage, guide) for _, passage in _LEAFLET)  # down each column, not across
+    assert all(in_order(passage, guide) for passage in PDFS["docs/guide.pdf"].passages)  # down each column
 
     terms = [p for p in payloads if p["url"] == f"{site.base}/terms.pdf"]
     assert {p["heading_path"] for p in terms} >= {
