@@ -11,16 +11,17 @@ the report counts the outcome, and the `CrawlLog` keeps what the selection step 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ingest.crawl.discover import CrawlMonitor, Frontier
-from ingest.crawl.fetch import REDIRECT_STATUSES, Fetcher, Validators
+from ingest.crawl.fetch import PDF_TYPES, REDIRECT_STATUSES, Fetcher, Validators
 from ingest.crawl.rawstore import RawStore
 from ingest.crawl.render import INSTALL_HINT, Renderer, needs_rendering
 from ingest.crawl.urls import Scope, page_key
 from ingest.extract.budget import PageTooSlow
-from ingest.extract.html import parse_html
+from ingest.extract.html import decode_html, parse_html
 from ingest.extract.language import text_language
 from ingest.extract.pdf import PdfError, ScannedPdf, is_pdf, read_pdf
 from ingest.kb.state import StateStore, StoredPage
@@ -96,6 +97,11 @@ class _Body:
     page: Page
     body: bytes
     digest: str | None
+
+
+def _is_pdf(fetched: _Body) -> bool:
+    """Served as a PDF, or (a 304's raw copy, whose type is not sent again) starting as one."""
+    return fetched.body.startswith(b"%PDF-") or (fetched.page.content_type in PDF_TYPES and is_pdf(fetched.body))
 
 
 @dataclass
@@ -174,7 +180,9 @@ class Crawler:
         fetched = await self.fetch_or_reuse(url, depth, stored)
         if not isinstance(fetched, _Body):
             return fetched
-        if is_pdf(fetched.body):
+        if _is_pdf(fetched):
+            if not self.settings.read_pdfs:  # a PDF read in an earlier run, answering 304 now
+                return Skipped(url, "not_html")
             return await self.read_pdf(url, fetched)
         outcome = self.read(url, fetched)
         if isinstance(outcome, PageRead) and needs_rendering(fetched.body, outcome.doc):
@@ -184,7 +192,7 @@ class Crawler:
     async def render(self, read: PageRead, fetched: _Body) -> PageRead | Failed:
         """A page that builds its text in the browser, rendered (R-15.1) and read like any
         page; the HTML's own reading when there is no browser or rendering adds nothing."""
-        html = await self.renderer.render(read.url, fetched.body) if self.renderer else None
+        html = await self.renderer.render(read.url, decode_html(fetched.body)) if self.renderer else None
         if self.renderer:
             self.report.bytes_transferred += self.renderer.bytes_transferred
             self.frontier.bytes_spent += self.renderer.bytes_transferred
@@ -207,7 +215,10 @@ class Crawler:
             self.source_id, read.url, status, page.etag, page.last_modified, fetched.digest, doc.title
         )
         canonical = self.scope.normalize(doc.canonical) if doc.canonical else None
-        return replace(read, doc=doc, canonical=canonical if canonical != read.url else None)
+        # A single-page app serves one shell for every route: what tells its pages apart
+        # (and duplicates from pages) is what they show, not the HTML they share.
+        shown = "rendered:" + hashlib.sha256(doc.markdown.encode()).hexdigest()
+        return replace(read, doc=doc, digest=shown, canonical=canonical if canonical != read.url else None)
 
     def shell_warning(self) -> str | None:
         """What the report says when pages needed a browser they did not get."""

@@ -81,3 +81,53 @@ def test_the_child_stops_at_its_memory_cap():
     """A 1 MB stream that inflates to 1.2 GB: the child hits its cap, the crawl gets an error."""
     with pytest.raises(PdfError, match="needs more than"):
         asyncio.run(read_pdf(flate_bomb_pdf().body, "https://x.example/bomb.pdf", 10, 60))
+
+
+def _pdf(pages: list[list[tuple[str, str]]], title: str = "") -> bytes:
+    """A PDF of these pages, each a list of (style, text) paragraphs."""
+    import io
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
+
+    styles = getSampleStyleSheet()
+    story = []
+    for n, paragraphs in enumerate(pages):
+        if n:
+            story.append(PageBreak())
+        story += [Paragraph(text, styles[style]) for style, text in paragraphs]
+    out = io.BytesIO()
+    SimpleDocTemplate(out, pagesize=A4, title=title).build(story)
+    return out.getvalue()
+
+
+BODY = "The garden rooms look over the orchard and have their own terrace with two chairs and a table."
+
+
+def test_a_document_whose_only_heading_is_its_title_gets_page_sections():
+    body = _pdf([[("Title", "Hotel Miramar brochure"), ("BodyText", BODY)], [("BodyText", BODY + " Second page.")]])
+    text = pdf_to_markdown(body, 50)
+    assert text.title == "Hotel Miramar brochure"
+    assert "# Page 1" in text.markdown and "# Page 2" in text.markdown
+
+
+def test_running_headers_and_footers_are_dropped():
+    rooms = ["Garden", "Orchard", "Tower", "Harbour"]
+    pages = [
+        [
+            ("BodyText", "Hotel Miramar price list 2026"),
+            ("BodyText", f"The {room} room costs {90 + 10 * n} euros a night with breakfast."),
+            ("BodyText", f"Page {n + 1} of 4"),
+        ]
+        for n, room in enumerate(rooms)
+    ]
+    text = pdf_to_markdown(_pdf(pages), 50)
+    assert "price list 2026" not in text.markdown and "of 4" not in text.markdown
+    assert all(f"The {room} room costs" in text.markdown for room in rooms)
+
+
+def test_two_headings_in_a_row_stay_two():
+    body = _pdf([[("Heading1", "Starters"), ("Heading1", "Soups"), ("BodyText", BODY)]])
+    text = pdf_to_markdown(body, 50)
+    assert "# Starters (page 1)" in text.markdown and "# Soups (page 1)" in text.markdown

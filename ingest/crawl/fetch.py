@@ -397,11 +397,14 @@ class Fetcher:
         method: str = "GET",
         follow_redirects: bool = True,
         hop_allowed: Callable[[str], bool] | None = None,
+        counted: bool = True,
     ) -> Page:
         """Fetch with retries. Network failures come back as a Page with `error` set, never raised.
         With `follow_redirects=False` a redirect comes back as it is (status and `location`).
         `accept`: the content types read (default: pages, i.e. HTML, and PDFs when read_pdfs).
-        `hop_allowed`: which redirect targets are followed (default: the Fetcher's scope)."""
+        `hop_allowed`: which redirect targets are followed (default: the Fetcher's scope).
+        `counted=False`: not in `status_counts` (a browser's requests while rendering, which
+        must not tell the crawl's health; politeness still hears them)."""
         if accept is None:
             accept = self.page_types
         try:
@@ -432,6 +435,7 @@ class Fetcher:
                             method,
                             self.settings.max_redirects if follow_redirects else 0,
                             hop_allowed or self.in_scope,
+                            counted,
                         )
                     after = parse_retry_after(page.retry_after)
                     throttle.record(page.status, after, sent_at=level)
@@ -457,6 +461,7 @@ class Fetcher:
         method: str,
         max_hops: int,
         hop_allowed: Callable[[str], bool],
+        counted: bool = True,
     ) -> Page:
         current = url
         headers: dict[str, str] = {}
@@ -471,8 +476,9 @@ class Fetcher:
             except PrivateAddressError as exc:
                 return Page(url=url, final_url=current, status=0, error="private", depth=depth, detail=str(exc))
             transferred += page.bytes_transferred
-            key = str(page.status) if page.status else (page.error or "error")
-            self.status_counts[key] = self.status_counts.get(key, 0) + 1
+            if counted:
+                key = str(page.status) if page.status else (page.error or "error")
+                self.status_counts[key] = self.status_counts.get(key, 0) + 1
             if page.status in REDIRECT_STATUSES and page.error is None:
                 if max_hops == 0:
                     return replace(page, bytes_transferred=transferred)

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from ingest.crawl.fetch import Fetcher
 from ingest.crawl.urls import Scope, site_host
-from ingest.models import Document
+from ingest.models import Document, Page
 from ingest.settings import Settings
 
 # Under this much main text a page with scripts may be a shell. *ours*
@@ -50,6 +50,23 @@ _INVISIBLE = re.compile(rb"<(script|style|noscript|template|svg)\b.*?</\1\s*>|<!
 _TAG = re.compile(rb"<[^>]*>")
 _NOSCRIPT_JS = re.compile(rb"<noscript\b[^>]*>[^<]{0,300}javascript", re.I)
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+# Launch flags: quiet (no background fetches of its own), and nothing the browser would
+# fetch by itself resolves (its DNS answers nothing) or leaves by UDP (WebRTC's STUN).
+LAUNCH_ARGS = [
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-features=MediaRouter,OptimizationHints,Translate",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+]
+# And in every page, before its scripts: no peer connections at all.
+NO_WEBRTC = "delete window.RTCPeerConnection; delete window.webkitRTCPeerConnection; delete window.RTCDataChannel;"
+MAX_LAUNCHES = 2  # a browser that dies is started once more, then given up for the crawl
+CLOSE_GRACE_S = 5.0  # beyond render_timeout_s, to close a page whose scripts never yield
 INSTALL_HINT = (
     "install a browser to read it: `apt-get install chromium` (Debian/Ubuntu) and "
     "`pip install 'sitekb[render]'`, or set SITEKB_BROWSER_PATH"
@@ -174,17 +191,32 @@ class Renderer:
         self._starting = asyncio.Lock()
         self._playwright = None
         self._browser = None
+        self._launches = 0
+        # Scripts and styles fetched once per crawl, not once per page that loads them.
+        self._assets: dict[str, Page] = {}
 
     async def close(self) -> None:
-        if self._browser is not None:
-            await self._browser.close()
-        if self._playwright is not None:
-            await self._playwright.stop()
+        browser, playwright, self._browser, self._playwright = self._browser, self._playwright, None, None
+        try:
+            if browser is not None:
+                with contextlib.suppress(Exception):
+                    await browser.close()
+        finally:
+            if playwright is not None:
+                with contextlib.suppress(Exception):
+                    await playwright.stop()
 
     async def _start(self) -> bool:
         async with self._starting:
-            if self._browser is not None or self.unavailable:
-                return self._browser is not None
+            if self._browser is not None and self._browser.is_connected():
+                return True
+            if self.unavailable:
+                return False
+            if self._browser is not None:  # it died (killed, out of memory): one more try
+                await self.close()
+                if self._launches >= MAX_LAUNCHES:
+                    self.unavailable = f"the browser stopped working {self._launches} times"
+                    return False
             path = find_browser(self.settings)
             if path is None:
                 self.unavailable = (
@@ -198,71 +230,73 @@ class Renderer:
             except ImportError:
                 self.unavailable = "Playwright is not installed"
                 return False
-            self._playwright = await async_playwright().start()
+            self._launches += 1
             try:
+                self._playwright = await async_playwright().start()
                 self._browser = await self._playwright.chromium.launch(
                     executable_path=path,
                     # As root Chromium runs only without its sandbox; otherwise it keeps it.
                     chromium_sandbox=os.geteuid() != 0,
-                    args=[
-                        "--disable-gpu",
-                        "--disable-quic",
-                        "--no-first-run",
-                        "--disable-background-networking",
-                        "--disable-component-update",
-                        "--disable-sync",
-                        "--disable-features=MediaRouter,OptimizationHints,Translate",
-                        # Nothing the browser would fetch by itself resolves or connects.
-                        "--host-resolver-rules=MAP * ~NOTFOUND",
-                    ],
+                    args=LAUNCH_ARGS,
                     proxy={"server": "http://127.0.0.1:9", "bypass": "<-loopback>"},
                     timeout=30_000,
                 )
             except Exception as exc:
                 self.unavailable = f"the browser at {path} did not start ({' '.join(str(exc).split())[:200]})"
-                await self._playwright.stop()
-                self._playwright = None
+                await self.close()
                 return False
             return True
 
-    async def render(self, url: str, html: bytes) -> str | None:
-        """The page's DOM after its scripts ran, or None (no browser, or it failed)."""
-        if not await self._start():
-            return None
-        from playwright.async_api import Error as PlaywrightError
-
+    async def render(self, url: str, html: str) -> str | None:
+        """The page's DOM after its scripts ran, or None (no browser, or it failed).
+        Within render_timeout_s, whatever the page's scripts do (a script that never
+        yields blocks even reading the DOM: the page is then given up)."""
         async with self._semaphore:
-            deadline = time.monotonic() + self.settings.render_timeout_s
-            context = await self._browser.new_context(
-                user_agent=self.settings.user_agent,
-                service_workers="block",
-                accept_downloads=False,
-                java_script_enabled=True,
-            )
+            if not await self._start():
+                return None
+            budget = self.settings.render_timeout_s
+            context = None
             try:
-                page = await context.new_page()
-                served: list[bool] = []  # the first request of the page's frame is the page
-                await page.route("**/*", lambda route: self._answer(route, html, page, served))
-                left = lambda: max(0.1, deadline - time.monotonic()) * 1000  # noqa: E731
-                try:
-                    await page.goto(url, wait_until="load", timeout=left())
-                    await page.wait_for_load_state("networkidle", timeout=left())
-                except PlaywrightError:  # out of time: what the scripts wrote so far is the page
-                    pass
-                return await page.content()
-            except PlaywrightError:
+                async with asyncio.timeout(budget + CLOSE_GRACE_S):
+                    context = await self._browser.new_context(
+                        user_agent=self.settings.user_agent,
+                        service_workers="block",
+                        accept_downloads=False,
+                        java_script_enabled=True,
+                    )
+                    return await self._render(context, url, html, time.monotonic() + budget)
+            except Exception:  # out of time, the browser died, the page could not be read
                 return None
             finally:
-                await context.close()
+                if context is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(context.close(), CLOSE_GRACE_S)
 
-    async def _answer(self, route, html: bytes, page, served: list[bool]) -> None:
+    async def _render(self, context, url: str, html: str, deadline: float) -> str:
+        from playwright.async_api import Error as PlaywrightError
+
+        await context.add_init_script(NO_WEBRTC)
+        page = await context.new_page()
+        served: list[bool] = []  # the first request of the page's frame is the page
+        await page.route("**/*", lambda route: self._answer(route, html, page, served))
+        left = lambda: max(0.1, deadline - time.monotonic()) * 1000  # noqa: E731
+        try:
+            await page.goto(url, wait_until="load", timeout=left())
+            await page.wait_for_load_state("networkidle", timeout=left())
+        except PlaywrightError:  # out of time: what the scripts wrote so far is the page
+            pass
+        return await page.content()
+
+    async def _answer(self, route, html: str, page, served: list[bool]) -> None:
         """One request of the browser's: the page from the HTML in hand; others, if allowed,
         fetched by the crawl's Fetcher (guard, politeness, limits) and handed over."""
         request = route.request
         try:
             if not served and request.resource_type == "document" and request.frame == page.main_frame:
                 served.append(True)
-                await route.fulfill(status=200, content_type="text/html", body=html)
+                # Decoded as the extractor decodes it (the caller's job), handed over as UTF-8:
+                # the browser reads the same characters (without a charset it would guess).
+                await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html.encode("utf-8"))
                 return
             why = refusal(request.url, request.resource_type, self.scope)
             if why is None and request.method not in ("GET", "HEAD"):
@@ -275,19 +309,7 @@ class Renderer:
                 self.blocked[why] += 1
                 await route.abort("blockedbyclient")
                 return
-            # Redirects are followed here, each hop judged as the browser's own request would
-            # be (the guard checks every hop's address): Chromium does not follow a redirect
-            # handed to it by interception.
-            kind = request.resource_type
-            answer = await self.fetcher.fetch(
-                request.url,
-                accept=(),
-                method=request.method,
-                hop_allowed=lambda hop: (
-                    refusal(hop, kind, self.scope) is None and (not self.scope.on_host(hop) or self.allowed(hop))
-                ),
-            )
-            self.bytes_transferred += answer.bytes_transferred
+            answer = await self._fetch(request.url, request.resource_type, request.method)
             if answer.error or answer.status == 0:  # refused by the guard or a hop's rule, too large, unreachable
                 self.blocked["redirect" if answer.error == "offsite_redirect" else answer.error or "failed"] += 1
                 await route.abort("addressunreachable" if answer.error == "private" else "failed")
@@ -296,3 +318,25 @@ class Renderer:
         except Exception:  # the page closed meanwhile, or the answer could not be given: nothing to do
             with contextlib.suppress(Exception):
                 await route.abort("failed")
+
+    async def _fetch(self, url: str, kind: str, method: str) -> Page:
+        """Through the crawl's Fetcher, not counted in its health figures. Redirects are
+        followed here, each hop judged as the browser's own request would be (the guard
+        checks every hop's address): Chromium does not follow a redirect handed to it by
+        interception."""
+        cached = self._assets.get(url) if kind in ("script", "stylesheet") and method == "GET" else None
+        if cached is not None:
+            return cached
+        answer = await self.fetcher.fetch(
+            url,
+            accept=(),
+            method=method,
+            hop_allowed=lambda hop: (
+                refusal(hop, kind, self.scope) is None and (not self.scope.on_host(hop) or self.allowed(hop))
+            ),
+            counted=False,
+        )
+        self.bytes_transferred += answer.bytes_transferred
+        if kind in ("script", "stylesheet") and method == "GET" and answer.status == 200 and not answer.error:
+            self._assets[url] = answer
+        return answer

@@ -446,7 +446,7 @@ def _one_of_a_run(tag: Tag) -> bool:
     return alike >= 3
 
 
-def _decode(html: bytes) -> str:
+def decode_html(html: bytes) -> str:
     """Bytes as bs4 would read them: a BOM or <meta charset>, else UTF-8, else cp1252."""
     from bs4.dammit import EncodingDetector
 
@@ -467,7 +467,7 @@ def parse_html(html: bytes | str, url: str, budget_s: float | None = None) -> Do
 
 def _parse_html(html: bytes | str, url: str) -> Document:
     if isinstance(html, bytes):
-        html = _decode(html)
+        html = decode_html(html)
     # Scripts (but JSON-LD), styles, comments and SVG never reach the text; cut
     # before parsing, they cost bs4 nothing. Each ends where HTML says it ends (the
     # first </script>, </style>, -->), so the cut is the parser's own.

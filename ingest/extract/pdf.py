@@ -192,9 +192,9 @@ def pdf_to_markdown(body: bytes, max_pages: int, url: str = "") -> PdfText:
             raise PdfError("the PDF has no text")
         title = _clean_title(pdf.metadata.get("Title"))
         outline = _outline_levels(pdf.doc)
-    markdown, first_heading = _write(pages, outline, title)
+    markdown, title = _write(pages, outline, title)
     return PdfText(
-        title=title or first_heading or title_from_url(url),
+        title=title or title_from_url(url),
         markdown=markdown,
         pages_read=len(pages),
         pages_total=max(total, len(pages)),
@@ -203,7 +203,8 @@ def pdf_to_markdown(body: bytes, max_pages: int, url: str = "") -> PdfText:
 
 
 def _write(pages: list[list[_Line | _Table]], outline: dict[str, int], title: str) -> tuple[str, str]:
-    """The Markdown, and the text of the first top-level heading."""
+    """The Markdown, and the title: the file's own, else the first page's largest line."""
+    pages = _without_running_lines(pages)
     counts: Counter[float] = Counter()
     for items in pages:
         for item in items:
@@ -221,22 +222,38 @@ def _write(pages: list[list[_Line | _Table]], outline: dict[str, int], title: st
 
     sizes = sorted({line.size for items in pages for line in items if isinstance(line, _Line) and is_large(line)})
     sizes.reverse()
+    if not title and pages and sizes:  # no title in the file: the first page's largest line(s), if alone
+        first = [item for item in pages[0] if isinstance(item, _Line)]
+        top = next((i for i, line in enumerate(first) if line.size == sizes[0]), None)
+        if top is not None:
+            run = [first[top]]
+            for line in first[top + 1 :]:
+                if line.size != sizes[0] or line.box != run[0].box:
+                    break
+                run.append(line)
+            others = [line for items in pages for line in items if isinstance(line, _Line) and line.size == sizes[0]]
+            if len(others) == len(run):  # set once: a title; more often: the sections' level
+                title = " ".join(line.text for line in run)
 
     def level(line: _Line) -> int:
         if line.text.casefold() in outline:
             return min(outline[line.text.casefold()], 3)
         return min(sizes.index(line.size) + 1, 3) if is_large(line) else 0
 
-    has_headings = any(level(line) for items in pages for line in items if isinstance(line, _Line))
+    # Headings other than the title (which names the document and is not a section).
+    has_headings = any(
+        level(line) and line.text.casefold() not in title.casefold()
+        for items in pages
+        for line in items
+        if isinstance(line, _Line)
+    )
     out: list[str] = []
-    headings: list[str] = []
     paragraph: list[str] = []
-    pending: list = []  # [level, text, page]: a heading may be set on two lines
+    pending: list = []  # [level, text, page, box]: a heading may be set on two lines
 
     def flush() -> None:
         if pending:
-            depth, text, page = pending
-            headings.append(text)
+            depth, text, page, _ = pending
             if not (title and text.casefold() == title.casefold()):  # the title names the document
                 out.append(f"{'#' * depth} {text}{f' (page {page})' if depth <= 2 else ''}")
             pending.clear()
@@ -252,11 +269,11 @@ def _write(pages: list[list[_Line | _Table]], outline: dict[str, int], title: st
         for item in items:
             heading = level(item) if isinstance(item, _Line) else 0
             if heading:
-                if pending and pending[0] == heading and not paragraph:
-                    pending[1] += f" {item.text}"
+                if pending and pending[0] == heading and pending[3] == item.box and not paragraph:
+                    pending[1] += f" {item.text}"  # the heading's next line, in its text box
                 else:
                     flush()
-                    pending.extend([heading, item.text, number])
+                    pending.extend([heading, item.text, number, item.box])
                 continue
             if isinstance(item, _Table):
                 flush()
@@ -270,7 +287,7 @@ def _write(pages: list[list[_Line | _Table]], outline: dict[str, int], title: st
                 paragraph.append(item.text)
             box = getattr(item, "box", None)
     flush()
-    return "\n\n".join(out) + "\n", headings[0] if headings else ""
+    return "\n\n".join(out) + "\n", title
 
 
 def _caused_by(exc: BaseException | None, kind: type[BaseException]) -> bool:
@@ -279,6 +296,24 @@ def _caused_by(exc: BaseException | None, kind: type[BaseException]) -> bool:
             return True
         exc = exc.__cause__ or exc.__context__
     return False
+
+
+def _without_running_lines(pages: list[list[_Line | _Table]]) -> list[list[_Line | _Table]]:
+    """Without running headers and footers: a line (its digits aside: "Page 3 of 12") on
+    more than half of the pages, when there are at least three."""
+    if len(pages) < 3:
+        return pages
+
+    def key(line: _Line) -> str:
+        return re.sub(r"\d+", "#", line.text.casefold())
+
+    seen: Counter[str] = Counter()
+    for items in pages:
+        seen.update({key(item) for item in items if isinstance(item, _Line)})
+    running = {text for text, n in seen.items() if n * 2 > len(pages)}
+    kept = [[item for item in items if not (isinstance(item, _Line) and key(item) in running)] for items in pages]
+    # A document that is one line on every page is that line, not a footer.
+    return kept if any(isinstance(item, _Line) for items in kept for item in items) else pages
 
 
 def _join(lines: list[str]) -> str:

@@ -102,7 +102,7 @@ def test_unchanged_pdfs_answer_304_and_cost_nothing(site, settings):
     assert again.embedding.calls == 0 and again.chunks.added == 0 and again.chunks.deleted == 0
     assert again.chunks.total == first.chunks.total
     pdf_answers = {path: status for path, status in site.log[seen:] if path.endswith(".pdf")}
-    assert pdf_answers == {f"/{name}": 304 for name in PDFS}  # the scan included: asked, not re-read
+    assert pdf_answers == {f"/{name}": 304 for name in PDFS}  # the scan too: asked, answered 304
     assert again.pages.pdfs == 4 and again.pages.skipped.get("scanned_pdf") == 1
 
 

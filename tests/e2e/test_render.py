@@ -5,6 +5,7 @@ twin, the SSRF guard on the browser's own requests, and a machine without a brow
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 
@@ -120,12 +121,19 @@ def test_the_browser_reaches_nothing_the_crawler_may_not(site_dir_server, settin
             conn.close()
 
     threading.Thread(target=accept, daemon=True).start()
+    stun = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)  # WebRTC's STUN goes by UDP, past any proxy
+    stun.bind(("127.0.0.2", 0))
+    stun.settimeout(0.2)
+    stun_port = stun.getsockname()[1]
     monkeypatch.setattr(fetch, "is_public_address", lambda ip: ip == "127.0.0.1")
     monkeypatch.setattr(fetch, "_guard_verified", True)
     private = f"http://127.0.0.2:{port}"
     script = (
         f"fetch('{private}/metadata').catch(() => null);"
         f"try {{ new WebSocket('ws://127.0.0.2:{port}/socket'); }} catch (e) {{}}"
+        "try { const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.2:"
+        + str(stun_port)
+        + "'}]}); pc.createDataChannel('x'); pc.createOffer().then(o => pc.setLocalDescription(o)); } catch (e) {}"
         "document.getElementById('root').innerHTML = '<main><h1>Harbour Dental</h1><p>"
         + "Our practice on the harbour front treats children and adults, six days a week. " * 4
         + f'</p><img src="{private}/pixel.png"></main>\';'
@@ -144,9 +152,14 @@ def test_the_browser_reaches_nothing_the_crawler_may_not(site_dir_server, settin
         report = pipeline.run(site_dir_server.base + "/", load_settings(allow_private_hosts=False), business="dental")
     finally:
         secret.close()
+    datagrams = []
+    with contextlib.suppress(OSError):
+        while True:
+            datagrams.append(stun.recv(512))
+    stun.close()
     assert report.problem is None, report.message
     assert report.pages.rendered == 1
-    assert reached == []
+    assert reached == [] and datagrams == []
     blocked = report.crawl.render_blocked
     assert blocked.get("private", 0) >= 1  # the fetch, refused by the guard on the address
     assert blocked.get("tracker") == 1 and blocked.get("image") == 1 and blocked.get("other_host") == 1
@@ -185,3 +198,59 @@ def test_the_demo_sites_client_rendered_twin_gives_the_same_knowledge_base(demo_
 
         assert chunks("twin", twin.base) == chunks("static", demo_site.base)
         assert search("twin", "what is your phone number?", k=1)[0].url.startswith(twin.base + "/contact/")
+
+
+SPA_ROUTER = """
+const pages = {
+  '/': ['Casa Lola', 'A tapas bar by the river in Seville with a terrace over the water and a long wine list.'],
+  '/menu': ['Our menu', 'Croquetas, salmorejo and grilled octopus, and a paella for two on Sundays only.'],
+  '/contact': ['Contact', 'Müşteri hizmetleri: call +34 954 123 456; Größe of groups up to twenty people.'],
+};
+const [title, text] = pages[location.pathname] || ['Not found', ''];
+document.title = title;
+document.getElementById('root').innerHTML = '<main><h1>' + title + '</h1><p>' + text + ' ' + text + '</p>' +
+  '<nav><a href="/">Home</a> <a href="/menu">Menu</a> <a href="/contact">Contact</a></nav></main>';
+"""
+
+
+@needs_browser
+def test_one_shell_for_every_route_gives_one_page_per_route(site_dir_server, settings):
+    """A single-page app serves the same HTML at every address; its router writes the page.
+    The pages differ by what they show, so none is a duplicate of another; the text comes
+    through in its own characters (the shell is UTF-8, and the browser is told so)."""
+    root = site_dir_server.root_dir
+    shell = SHELL.format(title="Casa Lola", scripts='<script src="/router.js"></script>')
+    for name in ("index", "menu", "contact"):
+        root.joinpath(f"{name}.html").write_text(shell, encoding="utf-8")
+    root.joinpath("router.js").write_text(SPA_ROUTER, encoding="utf-8")
+    report = pipeline.run(site_dir_server.base + "/", load_settings(), business="casa")
+    assert report.problem is None, report.message
+    assert report.pages.rendered == 3 and "duplicate" not in report.pages.skipped
+    texts = "\n".join(p["text"] for p in _payloads(settings, "casa"))
+    assert "paella for two on Sundays" in texts and "Müşteri hizmetleri" in texts and "Größe" in texts
+    assert [path for path, _ in site_dir_server.log].count("/router.js") == 1  # fetched once per crawl
+
+
+@needs_browser
+def test_a_page_whose_script_never_ends_is_given_up_and_the_crawl_goes_on(site_dir_server, settings):
+    root = site_dir_server.root_dir
+    root.joinpath("index.html").write_text(
+        "<html><body><main><h1>Harbour Dental</h1><p>"
+        + "Our practice on the harbour front treats children and adults, six days a week. " * 4
+        + '</p><a href="/booking">Book</a></main></body></html>'
+    )
+    root.joinpath("booking.html").write_text(SHELL.format(title="Booking", scripts='<script src="/spin.js"></script>'))
+    root.joinpath("spin.js").write_text("while (true) {}")
+    done: list = []
+    run = threading.Thread(
+        target=lambda: done.append(
+            pipeline.run(site_dir_server.base + "/", load_settings(render_timeout_s=2), business="dental")
+        ),
+        daemon=True,
+    )
+    run.start()
+    run.join(120)  # a guard against a hang, not a measure of speed: the budget is 2 s
+    assert done, "the crawl hung on a page whose script never ends"
+    report = done[0]
+    assert report.problem is None and report.pages.fetched == 2 and report.pages.rendered == 0
+    assert any("1 page builds its text with JavaScript" in w for w in report.warnings)
