@@ -293,6 +293,8 @@ def _print_report(report: RunReport) -> None:
         f"  pages: {p.discovered} discovered, {p.fetched} fetched, {p.not_modified} not modified, "
         f"{p.failed} failed, {p.empty} empty; skipped: {skipped}"
     )
+    if p.rendered or p.pdfs:
+        print(f"  read in a browser: {p.rendered} pages; PDFs read: {p.pdfs}")
     print(f"  chunks: {c.added} added, {c.unchanged} unchanged, {c.deleted} deleted, {c.total} in the knowledge base")
     print(f"  embedding: {e.model}, {e.calls} calls, {e.tokens} tokens, ${report.spend_usd:.4f}")
     print(

@@ -39,6 +39,8 @@ from js_twin import build_twin  # noqa: E402
 from serve_site import StaticSite  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ["SITEKB_ALLOW_PRIVATE_HOSTS"] = "true"  # the sites are served on 127.0.0.1
+os.environ.pop("OPENAI_API_KEY", None)
 _BASES: dict[str, str] = {}  # each ingested site's local address, to compare chunk URLs
 
 
@@ -100,7 +102,9 @@ def _shared_chunks(data: Path, static: str, twin: str) -> float:
         state.close()
         store = open_existing_store(settings, embedder_id)
         base = _BASES[business]
-        found[business] = {(p["url"].replace(base, ""), p["text"]) for p in store.payloads(business).values()}
+        found[business] = {
+            (p["url"].replace(base, ""), p["text"].replace(base, "")) for p in store.payloads(business).values()
+        }
         store.close()
     return round(len(found[static] & found[twin]) / max(1, len(found[static])), 3)
 
@@ -122,6 +126,7 @@ def render_when_needed(sites: list[str], runs: int, work: Path) -> list[dict]:
                     os.environ["SITEKB_DATA_DIR"] = str(work / f"crawl-{site}-{mode}-{n}")
                     started = time.monotonic()
                     report = run(served.base + "/", load_settings(render=mode), business=site, index=False)
+                    assert report.problem is None, report.message
                     times[mode].append(time.monotonic() - started)
                     rendered[mode] = report.pages.rendered
                     fetched = report.pages.fetched

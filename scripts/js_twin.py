@@ -16,6 +16,7 @@ import argparse
 import re
 import shutil
 from pathlib import Path
+from urllib.parse import quote
 
 _BODY = re.compile(r"(<body\b[^>]*>)(.*)(</body>)", re.I | re.S)
 APP = """(function () {
@@ -43,11 +44,11 @@ def build_twin(source: Path, dest: Path) -> int:
         match = _BODY.search(html)
         if not match:
             continue
-        key = "/".join(relative.parts).replace("/", "__")
+        key = "__".join(relative.parts)
         (dest / "_twin" / "pages" / key).write_text(match.group(2), encoding="utf-8")
         shell = (
             f'{match.group(1)}<div id="root"></div><noscript>Please enable JavaScript to view this site.</noscript>'
-            f'<script>window.__PAGE__ = "{key}";</script><script src="/_twin/app.js"></script>{match.group(3)}'
+            f'<script>window.__PAGE__ = "{quote(key)}";</script><script src="/_twin/app.js"></script>{match.group(3)}'
         )
         page.write_text(html[: match.start()] + shell + html[match.end() :], encoding="utf-8")
         shells += 1
