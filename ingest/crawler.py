@@ -216,8 +216,8 @@ class Crawler:
         )
         canonical = self.scope.normalize(doc.canonical) if doc.canonical else None
         # A single-page app serves one shell for every route: what tells its pages apart
-        # (and duplicates from pages) is what they show, not the HTML they share.
-        shown = "rendered:" + hashlib.sha256(doc.markdown.encode()).hexdigest()
+        # (and duplicates from pages) is the HTML and what it shows, not the HTML alone.
+        shown = "rendered:" + hashlib.sha256(f"{read.digest}\n{doc.markdown}".encode()).hexdigest()
         return replace(read, doc=doc, digest=shown, canonical=canonical if canonical != read.url else None)
 
     def shell_warning(self) -> str | None:

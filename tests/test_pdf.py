@@ -83,8 +83,9 @@ def test_the_child_stops_at_its_memory_cap():
         asyncio.run(read_pdf(flate_bomb_pdf().body, "https://x.example/bomb.pdf", 10, 60))
 
 
-def _pdf(pages: list[list[tuple[str, str]]], title: str = "") -> bytes:
-    """A PDF of these pages, each a list of (style, text) paragraphs."""
+def _pdf(pages: list[list[tuple[str, str]]], title: str = "", header: str = "", footer: str = "") -> bytes:
+    """A PDF of these pages, each a list of (style, text) paragraphs; `header` and `footer`
+    are drawn in the margins of every page ("{page}" is the page's number)."""
     import io
 
     from reportlab.lib.pagesizes import A4
@@ -97,8 +98,15 @@ def _pdf(pages: list[list[tuple[str, str]]], title: str = "") -> bytes:
         if n:
             story.append(PageBreak())
         story += [Paragraph(text, styles[style]) for style, text in paragraphs]
+
+    def margins(canvas, doc) -> None:
+        if header:
+            canvas.drawString(72, A4[1] - 40, header.format(page=doc.page))
+        if footer:
+            canvas.drawString(72, 30, footer.format(page=doc.page))
+
     out = io.BytesIO()
-    SimpleDocTemplate(out, pagesize=A4, title=title).build(story)
+    SimpleDocTemplate(out, pagesize=A4, title=title).build(story, onFirstPage=margins, onLaterPages=margins)
     return out.getvalue()
 
 
@@ -116,15 +124,16 @@ def test_running_headers_and_footers_are_dropped():
     rooms = ["Garden", "Orchard", "Tower", "Harbour"]
     pages = [
         [
-            ("BodyText", "Hotel Miramar price list 2026"),
             ("BodyText", f"The {room} room costs {90 + 10 * n} euros a night with breakfast."),
-            ("BodyText", f"Page {n + 1} of 4"),
+            ("BodyText", "Towels: fresh every day."),  # a line of the text on every page stays
         ]
         for n, room in enumerate(rooms)
     ]
-    text = pdf_to_markdown(_pdf(pages), 50)
+    body = _pdf(pages, header="Hotel Miramar price list 2026", footer="Page {page} of 4")
+    text = pdf_to_markdown(body, 50)
     assert "price list 2026" not in text.markdown and "of 4" not in text.markdown
     assert all(f"The {room} room costs" in text.markdown for room in rooms)
+    assert text.markdown.count("Towels: fresh every day.") == 4
 
 
 def test_two_headings_in_a_row_stay_two():

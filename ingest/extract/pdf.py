@@ -32,6 +32,8 @@ from urllib.parse import unquote, urlsplit
 HEADING_RATIO = 1.18
 # Longer than this, a large line is display text, not a heading. *ours*
 MAX_HEADING_CHARS = 120
+# Running heads and feet live in this share of the page at its top and bottom. *ours*
+MARGIN = 0.1
 # The child's address-space cap: pdfplumber with a parsed page needs ~100 MB. *ours*
 CHILD_MEMORY_MB = 1024
 _BULLET = re.compile(r"^[•·▪◦‣●■\-–]\s+")
@@ -67,6 +69,7 @@ class _Line:
     size: float
     top: float
     box: int = 0  # the pdfminer text box it is in: a box is a paragraph
+    margin: bool = False  # in the page's top or bottom tenth, where running heads and feet are
 
 
 @dataclass
@@ -125,7 +128,8 @@ def _page_items(page) -> tuple[list[_Line | _Table], int, int]:
             if in_table((line.x0 + line.x1) / 2, (top + height - line.y0) / 2):
                 continue
             chars += len(text)
-            items.append(_Line(text, _line_size(line), top, number))
+            margin = top < MARGIN * height or height - line.y0 > (1 - MARGIN) * height
+            items.append(_Line(text, _line_size(line), top, number, margin))
     for (_, top, _, bottom), rows in sorted(tables, key=lambda t: t[0][1]):
         chars += sum(len(cell) for row in rows for cell in row)
         after = next(
@@ -299,8 +303,9 @@ def _caused_by(exc: BaseException | None, kind: type[BaseException]) -> bool:
 
 
 def _without_running_lines(pages: list[list[_Line | _Table]]) -> list[list[_Line | _Table]]:
-    """Without running headers and footers: a line (its digits aside: "Page 3 of 12") on
-    more than half of the pages, when there are at least three."""
+    """Without running headers and footers: a line in the top or bottom tenth of the page
+    (its digits aside: "Page 3 of 12") on more than half of the pages, when there are at
+    least three."""
     if len(pages) < 3:
         return pages
 
@@ -309,9 +314,12 @@ def _without_running_lines(pages: list[list[_Line | _Table]]) -> list[list[_Line
 
     seen: Counter[str] = Counter()
     for items in pages:
-        seen.update({key(item) for item in items if isinstance(item, _Line)})
+        seen.update({key(item) for item in items if isinstance(item, _Line) and item.margin})
     running = {text for text, n in seen.items() if n * 2 > len(pages)}
-    kept = [[item for item in items if not (isinstance(item, _Line) and key(item) in running)] for items in pages]
+    kept = [
+        [item for item in items if not (isinstance(item, _Line) and item.margin and key(item) in running)]
+        for items in pages
+    ]
     # A document that is one line on every page is that line, not a footer.
     return kept if any(isinstance(item, _Line) for items in kept for item in items) else pages
 
