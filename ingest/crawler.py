@@ -224,11 +224,11 @@ class Crawler:
         """What the report says when pages needed a browser they did not get."""
         if not self.shells:
             return None
-        pages = f"{self.shells} pages build" if self.shells > 1 else "1 page builds"
+        pages = f"{self.shells} pages build their" if self.shells > 1 else "1 page builds its"
         if self.renderer is None:
-            return f"{pages} its text with JavaScript and rendering is off (setting render)"
-        why = self.renderer.unavailable or "the browser could not render it"
-        return f"{pages} its text with JavaScript, and {why}: {INSTALL_HINT}"
+            return f"{pages} text with JavaScript and rendering is off (setting render)"
+        why = self.renderer.unavailable or f"the browser could not render {'them' if self.shells > 1 else 'it'}"
+        return f"{pages} text with JavaScript, and {why}: {INSTALL_HINT}"
 
     async def recheck_gone(self, url: str, depth: int) -> Gone | None:
         """Still gone? A HEAD answers without the 404 page's body."""
