@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -392,7 +393,7 @@ def connect(location: Path | str, *, shared: bool = False) -> Connection:
         )
         if new:
             os.chmod(path, 0o600)  # SQLite gives its -wal and -shm files the same mode
-        db.execute("PRAGMA journal_mode=WAL")
+        _journal_wal(db)
         db.execute("PRAGMA foreign_keys=ON")
         migrate(db)
     except sqlite3.OperationalError:
@@ -400,6 +401,20 @@ def connect(location: Path | str, *, shared: bool = False) -> Connection:
     except sqlite3.DatabaseError as exc:  # "file is not a database", "disk image is malformed"
         raise StateDamaged(f"the state database {path} is damaged ({exc}); {START_OVER}") from None
     return db
+
+
+def _journal_wal(db: sqlite3.Connection, wait_s: float = 30.0) -> None:
+    """The WAL journal. While another connection switches a new database to WAL, SQLite
+    answers "locked" at once instead of waiting its busy timeout: ask again, up to wait_s."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _holds_vectors(data_dir: Path) -> bool:
