@@ -197,12 +197,11 @@ class LocalE5(_LocalModel):
 
     def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
         model = self._load()
-        if query:
+        if query:  # a question's tokens are not paid for or reported: not counted
             with _one_omp_thread():
-                matrix = np.asarray(model.query(texts), dtype=np.float32)
-        else:
-            matrix = np.asarray(model.passage(texts), dtype=np.float32)
-        return matrix, sum(model.token_count(t, query) for t in texts)
+                return np.asarray(model.query(texts), dtype=np.float32), 0
+        matrix = np.asarray(model.passage(texts), dtype=np.float32)
+        return matrix, sum(model.token_count(t, False) for t in texts)
 
 
 @contextmanager
