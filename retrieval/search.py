@@ -156,10 +156,13 @@ def fuse(rankings: list[tuple[list[Hit], float]], k: int = RRF_K) -> list[Hit]:
 
 def one_slot_per_page(hits: list[Hit], translation_of: dict[str, str], lang: str | None) -> list[Hit]:
     """A page and its translations (hreflang) take one result slot: the best-ranked of
-    them, shown in the question's language when a translation in it was found too.
-    Further passages of the page shown keep their own ranks; the other translations go."""
+    them, shown in the question's language when a translation in it was found too. The
+    passage that ranked best then keeps the slot after it, because a translation is
+    often shorter than its original: the fact a caller asks for may be only in the
+    passage that matched. Further passages of the pages shown keep their own ranks;
+    the other translations go."""
     group_of = {h.id: translation_of.get(h.payload.get("url", ""), h.payload.get("url", "")) for h in hits}
-    shown: dict[str, str] = {}  # translation set -> the URL shown for it
+    shown: dict[str, set[str]] = {}  # translation set -> the URLs shown for it
     kept: list[Hit] = []
     used: set[str] = set()
     for hit in hits:
@@ -167,8 +170,9 @@ def one_slot_per_page(hits: list[Hit], translation_of: dict[str, str], lang: str
             continue
         group, url = group_of[hit.id], hit.payload.get("url", "")
         if group not in shown:
+            chosen = hit
             if lang and hit.payload.get("lang", "").split("-")[0] != lang:
-                hit = next(
+                chosen = next(
                     (
                         h
                         for h in hits
@@ -178,8 +182,11 @@ def one_slot_per_page(hits: list[Hit], translation_of: dict[str, str], lang: str
                     ),
                     hit,
                 )
-            shown[group] = hit.payload.get("url", "")
-        elif url != shown[group]:
+            shown[group] = {chosen.payload.get("url", ""), url}
+            if chosen is not hit:
+                used.add(chosen.id)
+                kept.append(chosen)
+        elif url not in shown[group]:
             continue
         used.add(hit.id)
         kept.append(hit)
