@@ -157,10 +157,10 @@ def fuse(rankings: list[tuple[list[Hit], float]], k: int = RRF_K) -> list[Hit]:
 def one_slot_per_page(hits: list[Hit], translation_of: dict[str, str], lang: str | None) -> list[Hit]:
     """A page and its translations (hreflang) take one result slot: the best-ranked of
     them, shown in the question's language when a translation in it was found too. The
-    passage that ranked best then keeps the slot after it, because a translation is
-    often shorter than its original: the fact a caller asks for may be only in the
-    passage that matched. Further passages of the pages shown keep their own ranks;
-    the other translations go."""
+    passage that ranked best then keeps the slot after it (that one passage only),
+    because a translation is often shorter than its original: the fact a caller asks
+    for may be only in the passage that matched. Further passages of the page shown
+    keep their own ranks; the other translations go."""
     group_of = {h.id: translation_of.get(h.payload.get("url", ""), h.payload.get("url", "")) for h in hits}
     shown: dict[str, set[str]] = {}  # translation set -> the URLs shown for it
     kept: list[Hit] = []
@@ -182,7 +182,7 @@ def one_slot_per_page(hits: list[Hit], translation_of: dict[str, str], lang: str
                     ),
                     hit,
                 )
-            shown[group] = {chosen.payload.get("url", ""), url}
+            shown[group] = {chosen.payload.get("url", "")}  # the matched passage alone keeps its slot
             if chosen is not hit:
                 used.add(chosen.id)
                 kept.append(chosen)

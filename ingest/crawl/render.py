@@ -192,10 +192,15 @@ class Renderer:
         self._playwright = None
         self._browser = None
         self._launches = 0
+        self._closed = False  # closed for good: no page starts a browser again
         # Scripts and styles fetched once per crawl, not once per page that loads them.
-        self._assets: dict[str, Page] = {}
+        self._assets: dict[tuple[str, str], Page] = {}
 
     async def close(self) -> None:
+        self._closed = True
+        await self._stop()
+
+    async def _stop(self) -> None:
         browser, playwright, self._browser, self._playwright = self._browser, self._playwright, None, None
         try:
             if browser is not None:
@@ -208,15 +213,17 @@ class Renderer:
 
     async def _start(self) -> bool:
         async with self._starting:
+            if self._closed:
+                return False
             if self._browser is not None and self._browser.is_connected():
                 return True
             if self.unavailable:
                 return False
             if self._browser is not None:  # it died (killed, out of memory): one more try
-                await self.close()
-                if self._launches >= MAX_LAUNCHES:
-                    self.unavailable = f"the browser stopped working {self._launches} times"
-                    return False
+                await self._stop()
+            if self._launches >= MAX_LAUNCHES:
+                self.unavailable = f"the browser stopped working {self._launches} times"
+                return False
             path = find_browser(self.settings)
             if path is None:
                 self.unavailable = (
@@ -243,7 +250,7 @@ class Renderer:
                 )
             except Exception as exc:
                 self.unavailable = f"the browser at {path} did not start ({' '.join(str(exc).split())[:200]})"
-                await self.close()
+                await self._stop()
                 return False
             return True
 
@@ -324,7 +331,7 @@ class Renderer:
         followed here, each hop judged as the browser's own request would be (the guard
         checks every hop's address): Chromium does not follow a redirect handed to it by
         interception."""
-        cached = self._assets.get(url) if kind in ("script", "stylesheet") and method == "GET" else None
+        cached = self._assets.get((kind, url)) if kind in ("script", "stylesheet") and method == "GET" else None
         if cached is not None:
             return cached
         answer = await self.fetcher.fetch(
@@ -338,5 +345,5 @@ class Renderer:
         )
         self.bytes_transferred += answer.bytes_transferred
         if kind in ("script", "stylesheet") and method == "GET" and answer.status == 200 and not answer.error:
-            self._assets[url] = answer
+            self._assets[(kind, url)] = answer
         return answer

@@ -34,6 +34,12 @@ HEADING_RATIO = 1.18
 MAX_HEADING_CHARS = 120
 # Running heads and feet live in this share of the page at its top and bottom. *ours*
 MARGIN = 0.1
+# A page number in a running line: "3", "- 3 -", "Page 3", "Seite 3 von 12", "3 / 12".
+_PAGE_NUMBER = re.compile(
+    r"^[-–—\s]*\d+[-–—\s]*$"
+    r"|\b(?:page|seite|página|pagina|sayfa|sida|side|p\.|s\.)\s*\d+(?:\s*(?:of|von|de|di|/|sur)\s*\d+)?"
+    r"|\b\d+\s*(?:/|of|von|de|sur)\s*\d+\b"
+)
 # The child's address-space cap: pdfplumber with a parsed page needs ~100 MB. *ours*
 CHILD_MEMORY_MB = 1024
 _BULLET = re.compile(r"^[•·▪◦‣●■\-–]\s+")
@@ -208,13 +214,13 @@ def pdf_to_markdown(body: bytes, max_pages: int, url: str = "") -> PdfText:
 
 def _write(pages: list[list[_Line | _Table]], outline: dict[str, int], title: str) -> tuple[str, str]:
     """The Markdown, and the title: the file's own, else the first page's largest line."""
-    pages = _without_running_lines(pages)
     counts: Counter[float] = Counter()
     for items in pages:
         for item in items:
             if isinstance(item, _Line):
                 counts[item.size] += len(item.text)
     body_size = counts.most_common(1)[0][0] if counts else 0.0
+    pages = _without_running_lines(pages)
 
     def is_large(line: _Line) -> bool:
         return (
@@ -245,9 +251,14 @@ def _write(pages: list[list[_Line | _Table]], outline: dict[str, int], title: st
         return min(sizes.index(line.size) + 1, 3) if is_large(line) else 0
 
     # Headings other than the title (which names the document and is not a section).
+    def names_document(line: _Line, page: int) -> bool:
+        """The title itself, or (on the first page, in the title's size) one of its lines."""
+        text, name = line.text.casefold(), title.casefold()
+        return text == name or (page == 0 and bool(sizes) and line.size == sizes[0] and text in name)
+
     has_headings = any(
-        level(line) and line.text.casefold() not in title.casefold()
-        for items in pages
+        level(line) and not names_document(line, page)
+        for page, items in enumerate(pages)
         for line in items
         if isinstance(line, _Line)
     )
@@ -303,22 +314,27 @@ def _caused_by(exc: BaseException | None, kind: type[BaseException]) -> bool:
 
 
 def _without_running_lines(pages: list[list[_Line | _Table]]) -> list[list[_Line | _Table]]:
-    """Without running headers and footers: a line in the top or bottom tenth of the page
-    (its digits aside: "Page 3 of 12") on more than half of the pages, when there are at
-    least three."""
+    """Without running headers and footers: a line alone in its text box, in the top or
+    bottom tenth of the page, with the same words on more than half of the pages (at
+    least three). Only a page number may differ ("Page 3 of 12", "- 3 -"): "Day 1" ...
+    "Day 5" or "Room 4: 95 euros" are text, not furniture."""
     if len(pages) < 3:
         return pages
+    boxes = [Counter(item.box for item in items if isinstance(item, _Line)) for items in pages]
+
+    def candidate(item: _Line | _Table, page: int) -> bool:
+        return isinstance(item, _Line) and item.margin and boxes[page][item.box] == 1
 
     def key(line: _Line) -> str:
-        return re.sub(r"\d+", "#", line.text.casefold())
+        return _PAGE_NUMBER.sub("#", " ".join(line.text.casefold().split()))
 
     seen: Counter[str] = Counter()
-    for items in pages:
-        seen.update({key(item) for item in items if isinstance(item, _Line) and item.margin})
+    for page, items in enumerate(pages):
+        seen.update({key(item) for item in items if candidate(item, page)})
     running = {text for text, n in seen.items() if n * 2 > len(pages)}
     kept = [
-        [item for item in items if not (isinstance(item, _Line) and item.margin and key(item) in running)]
-        for items in pages
+        [item for item in items if not (candidate(item, page) and key(item) in running)]
+        for page, items in enumerate(pages)
     ]
     # A document that is one line on every page is that line, not a footer.
     return kept if any(isinstance(item, _Line) for items in kept for item in items) else pages

