@@ -18,7 +18,7 @@ from bs4 import BeautifulSoup
 from pydantic import BaseModel, Field
 
 from ingest.crawl import discover
-from ingest.crawl.fetch import HTML_TYPES, Fetcher
+from ingest.crawl.fetch import Fetcher
 from ingest.crawl.intake import find_homepage
 from ingest.crawl.urls import Scope, page_key, prefix_of
 from ingest.extract.budget import PageTooSlow
@@ -299,7 +299,7 @@ async def _build(site: str, settings: Settings, report: BriefReport) -> None:
         in_site_sitemap = [u for u in (scope.listed(scope.normalize(url)) for url in sitemap_urls) if admissible(u)]
         language = path_language(homepage.final_url) or home.lang
         chosen = choose_pages(home_links, in_site_sitemap, kinds, scope.normalize(homepage.final_url), language)
-        pages = await asyncio.gather(*(fetcher.fetch(url, accept=HTML_TYPES) for _, url in chosen))
+        pages = await asyncio.gather(*(fetcher.fetch(url) for _, url in chosen))
         seen: set[str] = set()
         home_text = page_text([*home.chrome.splitlines(), *home.markdown.splitlines()], seen, HOME_BUDGET_CHARS)
         texts = [BriefPage(url=homepage.final_url, kind="home", chars=len(home_text), text=home_text)]
@@ -327,7 +327,7 @@ async def _past_stubs(fetcher: Fetcher, scope: Scope, homepage: Page, home: Docu
         target = scope.normalize(home.refresh, homepage.final_url) if home.refresh else None
         if not target or not scope.in_site(target) or page_key(target) == page_key(homepage.final_url):
             break
-        page = await fetcher.fetch(target, accept=HTML_TYPES)
+        page = await fetcher.fetch(target)
         if not (page.ok and page.status == 200):
             break
         homepage, home = page, parse_html(page.body, page.final_url)

@@ -457,11 +457,11 @@ def _extract(args, settings) -> int:
     if args.source.startswith(("http://", "https://")):
         import asyncio
 
-        from ingest.crawl.fetch import HTML_TYPES, Fetcher
+        from ingest.crawl.fetch import Fetcher
 
         async def get():
             async with Fetcher(settings) as fetcher:
-                return await fetcher.fetch(args.source, accept=HTML_TYPES)
+                return await fetcher.fetch(args.source)
 
         page = asyncio.run(get())
         if not (page.ok and page.status == 200):

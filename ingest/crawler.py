@@ -255,11 +255,12 @@ class Crawler:
         known = stored is not None and stored.raw_sha256 is not None and self.raw.has(stored.raw_sha256)
         validators = Validators(stored.etag, stored.last_modified) if known else None
         fresh = url == self.homepage.url and (validators is None or self.homepage.ok)  # read at intake already
-        page = self.homepage if fresh else await self.fetcher.fetch(url, validators, depth)
+        pages = self.fetcher.page_types  # HTML, and PDFs when read_pdfs
+        page = self.homepage if fresh else await self.fetcher.fetch(url, validators, depth, accept=pages)
         self._spent(page)
         body = self.raw.get(stored.raw_sha256 or "") if page.not_modified and stored else None
         if page.not_modified and body is None:  # raw copy lost: fetch again, unconditionally
-            page = await self.fetcher.fetch(url, None, depth)
+            page = await self.fetcher.fetch(url, None, depth, accept=pages)
             self._spent(page)
         if body is not None:
             self.report.pages.not_modified += 1

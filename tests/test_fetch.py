@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from ingest.crawl.fetch import (
+    HTML_TYPES,
     Fetcher,
     HostThrottle,
     is_challenge_page,
@@ -140,10 +141,12 @@ def scripted():
     yield from _serving(type("H", (_Scripted,), {"routes": {}, "hits": {}}), "base")
 
 
-def _fetch(settings, url, **kwargs):
+def _fetch(settings, url, pages: bool = False, **kwargs):
+    """One fetch; `pages=True` asks for what the crawler reads as pages (HTML and PDFs)."""
+
     async def go():
         async with Fetcher(settings, **kwargs) as fetcher:
-            return await fetcher.fetch(url)
+            return await fetcher.fetch(url, accept=fetcher.page_types if pages else HTML_TYPES)
 
     return asyncio.run(go())
 
@@ -194,11 +197,15 @@ def test_body_limit_and_content_type(scripted, settings, monkeypatch):
     scripted.routes["/files/menu.pdf"] = [(200, {"Content-Type": "application/octet-stream"}, b"%PDF")]
     assert _fetch(small, scripted.base + "/big").error == "too_large"
     assert _fetch(settings, scripted.base + "/img").error == "not_html"
-    # PDFs are pages (R-15.2), with a limit of their own, and also when served as a download.
-    assert _fetch(small, scripted.base + "/pdf").body.startswith(b"%PDF")
-    assert _fetch(small.model_copy(update={"max_pdf_bytes": 2048}), scripted.base + "/pdf").error == "too_large"
-    assert _fetch(settings, scripted.base + "/files/menu.pdf").content_type == "application/pdf"
-    assert _fetch(settings.model_copy(update={"read_pdfs": False}), scripted.base + "/pdf").error == "not_html"
+    # PDFs are pages (R-15.2), with a limit of their own, and also when served as a download;
+    # callers that want a web page (intake, the brief) get not_html for them.
+    assert _fetch(small, scripted.base + "/pdf", pages=True).body.startswith(b"%PDF")
+    assert _fetch(small, scripted.base + "/pdf").error == "not_html"
+    too_small = small.model_copy(update={"max_pdf_bytes": 2048})
+    assert _fetch(too_small, scripted.base + "/pdf", pages=True).error == "too_large"
+    assert _fetch(settings, scripted.base + "/files/menu.pdf", pages=True).content_type == "application/pdf"
+    no_pdfs = settings.model_copy(update={"read_pdfs": False})
+    assert _fetch(no_pdfs, scripted.base + "/pdf", pages=True).error == "not_html"
 
 
 def test_challenge_pages_are_detected_by_content(scripted, settings):

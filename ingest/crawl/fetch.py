@@ -393,7 +393,7 @@ class Fetcher:
         url: str,
         validators: Validators | None = None,
         depth: int = 0,
-        accept: Iterable[str] | None = None,
+        accept: Iterable[str] = HTML_TYPES,
         method: str = "GET",
         follow_redirects: bool = True,
         hop_allowed: Callable[[str], bool] | None = None,
@@ -401,12 +401,10 @@ class Fetcher:
     ) -> Page:
         """Fetch with retries. Network failures come back as a Page with `error` set, never raised.
         With `follow_redirects=False` a redirect comes back as it is (status and `location`).
-        `accept`: the content types read (default: pages, i.e. HTML, and PDFs when read_pdfs).
+        `accept`: the content types read (`page_types`: HTML, and PDFs when read_pdfs).
         `hop_allowed`: which redirect targets are followed (default: the Fetcher's scope).
         `counted=False`: not in `status_counts` (a browser's requests while rendering, which
         must not tell the crawl's health; politeness still hears them)."""
-        if accept is None:
-            accept = self.page_types
         try:
             throttle = self.throttle(httpx.URL(url).host)
         except httpx.InvalidURL as exc:  # e.g. an octal IPv4 spelling httpx refuses to parse

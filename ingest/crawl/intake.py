@@ -6,7 +6,7 @@ import ipaddress
 import re
 from urllib.parse import urlsplit
 
-from ingest.crawl.fetch import HTML_TYPES, Fetcher
+from ingest.crawl.fetch import Fetcher
 from ingest.crawl.urls import normalize_url
 from ingest.models import Page
 from ingest.problems import SiteProblem
@@ -90,7 +90,7 @@ async def find_homepage(site: str, fetcher: Fetcher) -> Page:
         is_http_fallback = index == len(candidates) - 1 and len(candidates) == 3
         if is_http_fallback and any(f.error not in _CONNECTION_FAILURES for f in failures):
             break
-        page = await fetcher.fetch(url, accept=HTML_TYPES)  # a homepage is a web page
+        page = await fetcher.fetch(url)
         if page.ok and page.status == 200:
             return page
         if page.error == "private":
