@@ -194,13 +194,11 @@ class Crawler:
         page; the HTML's own reading when there is no browser or rendering adds nothing."""
         html = await self.renderer.render(read.url, decode_html(fetched.body)) if self.renderer else None
         if self.renderer:
-            self.report.bytes_transferred += self.renderer.bytes_transferred
-            self.frontier.bytes_spent += self.renderer.bytes_transferred
+            self._spent_bytes(self.renderer.bytes_transferred)
             self.renderer.bytes_transferred = 0
         if html is None:
             self.shells += 1
             return read
-        page = fetched.page
         try:
             doc = replace(parse_html(html, read.url, self.settings.page_budget_s), url=read.url)
         except PageTooSlow:
@@ -210,15 +208,11 @@ class Crawler:
         if doc.text_chars <= read.doc.text_chars:
             return read
         self.report.pages.rendered += 1
-        status = page.status if not page.not_modified else 200
-        self.state.pages.save(
-            self.source_id, read.url, status, page.etag, page.last_modified, fetched.digest, doc.title
-        )
-        canonical = self.scope.normalize(doc.canonical) if doc.canonical else None
+        self._remember(read.url, fetched, doc.title)
         # A single-page app serves one shell for every route: what tells its pages apart
         # (and duplicates from pages) is the HTML and what it shows, not the HTML alone.
         shown = "rendered:" + hashlib.sha256(f"{read.digest}\n{doc.markdown}".encode()).hexdigest()
-        return replace(read, doc=doc, digest=shown, canonical=canonical if canonical != read.url else None)
+        return replace(read, doc=doc, digest=shown, canonical=self._canonical(doc, read.url))
 
     def shell_warning(self) -> str | None:
         """What the report says when pages needed a browser they did not get."""
@@ -292,23 +286,33 @@ class Crawler:
             return Failed(url, "too_slow")
         except Exception:  # one page the extractor cannot read must not stop the crawl
             return Failed(url, "unreadable")  # like a 503: not evidence of removal, its chunks stay
-        status = page.status if not page.not_modified else 200
-        self.state.pages.save(self.source_id, url, status, page.etag, page.last_modified, fetched.digest, doc.title)
+        self._remember(url, fetched, doc.title)
         stub = self.scope.normalize(doc.refresh, url) if doc.refresh else None
         if stub and page_key(stub) != page_key(url):
             return Moved(url, stub) if self.scope.in_site(stub) else LeftSite(url)
+        return PageRead(url, page, fetched.digest, doc, self._canonical(doc, url))
+
+    def _remember(self, url: str, fetched: _Body, title: str) -> None:
+        """The page in the state as it is read, with its validators and raw copy: a run
+        killed mid-crawl resumes with conditional requests (a 304 is remembered as 200)."""
+        page = fetched.page
+        status = page.status if not page.not_modified else 200
+        self.state.pages.save(self.source_id, url, status, page.etag, page.last_modified, fetched.digest, title)
+
+    def _canonical(self, doc: Document, url: str) -> str | None:
+        """The page's canonical URL when it names another address."""
         canonical = self.scope.normalize(doc.canonical) if doc.canonical else None
-        return PageRead(url, page, fetched.digest, doc, canonical if canonical != url else None)
+        return canonical if canonical != url else None
 
     async def read_pdf(self, url: str, fetched: _Body) -> PageRead | Skipped | Failed:
         """A PDF as a page (R-15.2), read in a child process under the page budget; a scan
         is reported, not guessed at; one the reader cannot open fails like a 503 (its
         chunks from earlier runs stay)."""
-        settings, page = self.settings, fetched.page
+        settings = self.settings
         try:
             pdf = await read_pdf(fetched.body, url, settings.pdf_max_pages, settings.page_budget_s)
         except ScannedPdf:  # remembered with its validators: the next run asks whether it changed
-            self.state.pages.save(self.source_id, url, 200, page.etag, page.last_modified, fetched.digest, "")
+            self._remember(url, fetched, "")
             return Skipped(url, "scanned_pdf")
         except PdfError as exc:
             self.report.warnings.append(f"{url}: {exc}")
@@ -318,10 +322,9 @@ class Crawler:
                 f"{url}: read the first {pdf.pages_read} of its {pdf.pages_total:,} pages (setting pdf_max_pages)"
             )
         self.report.pages.pdfs += 1
-        status = page.status if not page.not_modified else 200
-        self.state.pages.save(self.source_id, url, status, page.etag, page.last_modified, fetched.digest, pdf.title)
+        self._remember(url, fetched, pdf.title)
         doc = Document(url=url, title=pdf.title, markdown=pdf.markdown, lang=text_language(pdf.markdown))
-        return PageRead(url, page, fetched.digest, doc, None)
+        return PageRead(url, fetched.page, fetched.digest, doc, None)
 
     def _record(self, outcome: Outcome, depth: int) -> None:
         """The one place a visit's outcome reaches the frontier, the report and the log."""
@@ -360,5 +363,8 @@ class Crawler:
             self.frontier.add(read.canonical, depth)
 
     def _spent(self, page: Page) -> None:
-        self.report.bytes_transferred += page.bytes_transferred
-        self.frontier.bytes_spent += page.bytes_transferred
+        self._spent_bytes(page.bytes_transferred)
+
+    def _spent_bytes(self, n: int) -> None:
+        self.report.bytes_transferred += n
+        self.frontier.bytes_spent += n
