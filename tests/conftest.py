@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ingest.crawl.render import BROWSERS
 from ingest.settings import Settings, load_settings
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,8 +34,7 @@ needs_corpora = pytest.mark.skipif(CORPORA_MISSING is not None, reason=CORPORA_M
 # and say what to install, except in CI, where they must run.
 BROWSER_MISSING = (
     None
-    if any(shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome"))
-    and importlib.util.find_spec("playwright") is not None
+    if any(shutil.which(name) for name in BROWSERS) and importlib.util.find_spec("playwright") is not None
     else "needs a browser for rendering: apt-get install chromium, and Playwright (pip install -e '.[dev]')"
 )
 if BROWSER_MISSING and os.environ.get("CI"):

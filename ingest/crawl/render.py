@@ -164,7 +164,7 @@ def refusal(url: str, resource_type: str, scope: Scope) -> str | None:
     host = parts.hostname or ""
     if is_tracker(host):
         return "tracker"
-    own = scope.on_host(url) or scope.related(url) or site_host(host) == scope.site
+    own = site_host(host) == scope.site or scope.related(url)  # any port: a site's API may have its own
     if resource_type not in (SITE_TYPES if own else OTHER_HOST_TYPES):
         return resource_type if own or resource_type in ("image", "media", "font") else "other_host"
     return None
@@ -305,13 +305,11 @@ class Renderer:
                 # the browser reads the same characters (without a charset it would guess).
                 await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html.encode("utf-8"))
                 return
-            why = refusal(request.url, request.resource_type, self.scope)
+            why = self._refusal(request.url, request.resource_type)
             if why is None and request.method not in ("GET", "HEAD"):
                 why = "method"
             if why is None and request.is_navigation_request() and request.frame == page.main_frame:
                 why = "navigation"  # the page sends the browser elsewhere: this page is what was asked for
-            if why is None and self.scope.on_host(request.url) and not self.allowed(request.url):
-                why = "robots"
             if why:
                 self.blocked[why] += 1
                 await route.abort("blockedbyclient")
@@ -326,6 +324,14 @@ class Renderer:
             with contextlib.suppress(Exception):
                 await route.abort("failed")
 
+    def _refusal(self, url: str, kind: str) -> str | None:
+        """Why this address may not be fetched for the page, as a request of the browser's
+        or as a redirect hop of one: the rules of `refusal`, and robots.txt on the site."""
+        why = refusal(url, kind, self.scope)
+        if why is None and self.scope.on_host(url) and not self.allowed(url):
+            return "robots"
+        return why
+
     async def _fetch(self, url: str, kind: str, method: str) -> Page:
         """Through the crawl's Fetcher, not counted in its health figures. Redirects are
         followed here, each hop judged as the browser's own request would be (the guard
@@ -338,9 +344,7 @@ class Renderer:
             url,
             accept=(),
             method=method,
-            hop_allowed=lambda hop: (
-                refusal(hop, kind, self.scope) is None and (not self.scope.on_host(hop) or self.allowed(hop))
-            ),
+            hop_allowed=lambda hop: self._refusal(hop, kind) is None,
             counted=False,
         )
         self.bytes_transferred += answer.bytes_transferred
