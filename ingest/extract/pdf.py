@@ -81,7 +81,6 @@ class _Line:
 @dataclass
 class _Table:
     rows: list[list[str]]
-    top: float
 
 
 def _clean_title(title: object) -> str:
@@ -136,13 +135,13 @@ def _page_items(page) -> tuple[list[_Line | _Table], int, int]:
             chars += len(text)
             margin = top < MARGIN * height or height - line.y0 > (1 - MARGIN) * height
             items.append(_Line(text, _line_size(line), top, number, margin))
-    for (_, top, _, bottom), rows in sorted(tables, key=lambda t: t[0][1]):
+    for (_, _, _, bottom), rows in sorted(tables, key=lambda t: t[0][1]):
         chars += sum(len(cell) for row in rows for cell in row)
         after = next(
             (i for i, item in enumerate(items) if isinstance(item, _Line) and item.top >= bottom),
             len(items),
         )
-        items.insert(after, _Table(rows, top))
+        items.insert(after, _Table(rows))
     return items, chars, len(page.images)
 
 
