@@ -57,6 +57,23 @@ def shared_static_site():
     return module.StaticSite
 
 
+def stored_payloads(settings: Settings, business: str) -> list[dict]:
+    """Every point the business has in its knowledge base (payloads: url, text, heading...)."""
+    from ingest.kb.state import StateStore
+    from ingest.kb.store import open_existing_store
+
+    state = StateStore(settings.state_location)
+    try:
+        embedder_id = state.businesses.embedder_of(business)
+    finally:
+        state.close()
+    store = open_existing_store(settings, embedder_id)
+    try:
+        return list(store.payloads(business).values())
+    finally:
+        store.close()
+
+
 @pytest.fixture
 def settings(tmp_path, monkeypatch, request) -> Settings:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

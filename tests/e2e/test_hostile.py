@@ -5,27 +5,16 @@ from __future__ import annotations
 from typing import get_args
 
 import pytest
-from conftest import crawl_env
+from conftest import crawl_env, stored_payloads
 from hostile_site import CONTENT, HostileSite
 
-from ingest.kb.state import StateStore
-from ingest.kb.store import open_existing_store
 from ingest.models import PageError, SkipReason
 from ingest.pipeline import run
 from ingest.settings import load_settings
 
 
 def _ingested_texts(settings, business):
-    state = StateStore(settings.state_location)
-    try:
-        embedder_id = state.businesses.embedder_of(business)
-    finally:
-        state.close()
-    store = open_existing_store(settings, embedder_id)
-    try:
-        return [p["text"] for p in store.payloads(business).values()]
-    finally:
-        store.close()
+    return [p["text"] for p in stored_payloads(settings, business)]
 
 
 @pytest.fixture(scope="module")

@@ -5,11 +5,10 @@ a scanned menu (reported, not read) and a bomb of 20,000 pages (read up to the l
 from __future__ import annotations
 
 import pytest
+from conftest import stored_payloads
 from pdfs import bomb_pdf, in_order, menu_pdf, outlined_pdf, recall, scanned_pdf, two_column_pdf
 
 from ingest import pipeline
-from ingest.kb.state import StateStore
-from ingest.kb.store import open_existing_store
 from ingest.settings import load_settings
 from retrieval.search import search
 
@@ -43,19 +42,6 @@ def _run(site, **env):
     return pipeline.run(site.base + "/", load_settings(pdf_max_pages=40, **env), business=BUSINESS)
 
 
-def _payloads(settings) -> list[dict]:
-    state = StateStore(settings.state_location)
-    try:
-        embedder_id = state.businesses.embedder_of(BUSINESS)
-    finally:
-        state.close()
-    store = open_existing_store(settings, embedder_id)
-    try:
-        return list(store.payloads(BUSINESS).values())
-    finally:
-        store.close()
-
-
 def _text_of(payloads: list[dict], url: str) -> str:
     chunks = sorted((p for p in payloads if p["url"] == url), key=lambda p: p["position"])
     return "\n\n".join(p["text"] for p in chunks)
@@ -67,7 +53,7 @@ def test_linked_pdfs_become_pages_with_headings_tables_and_page_numbers(site, se
     assert report.pages.pdfs == 4  # menu, guide, terms and the bomb's first pages
     assert report.pages.skipped.get("scanned_pdf") == 1
     assert any("bomb.pdf: read the first 40 of its 20,000 pages" in w for w in report.warnings)
-    payloads = _payloads(settings)
+    payloads = stored_payloads(settings, BUSINESS)
 
     for name in ("menu.pdf", "docs/guide.pdf", "terms.pdf"):
         text = _text_of(payloads, f"{site.base}/{name}")
@@ -111,7 +97,7 @@ def test_a_changed_pdf_replaces_its_chunks(site, settings):
     site.root_dir.joinpath("menu.pdf").write_bytes(menu_pdf(title="Casa Lola Summer Menu").body)
     again = _run(site)
     assert again.chunks.added > 0 and again.chunks.deleted > 0
-    menu = [p for p in _payloads(settings) if p["url"] == f"{site.base}/menu.pdf"]
+    menu = [p for p in stored_payloads(settings, BUSINESS) if p["url"] == f"{site.base}/menu.pdf"]
     assert {p["heading_path"].split(" > ")[0] for p in menu} == {"Casa Lola Summer Menu"}
 
 

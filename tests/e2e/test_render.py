@@ -10,13 +10,11 @@ import socket
 import threading
 
 import pytest
-from conftest import DEMO_SITE, StaticSite, needs_browser
+from conftest import DEMO_SITE, StaticSite, needs_browser, stored_payloads
 from js_twin import build_twin
 
 from ingest import pipeline
 from ingest.crawl import fetch, render
-from ingest.kb.state import StateStore
-from ingest.kb.store import open_existing_store
 from ingest.settings import load_settings
 from retrieval.search import search
 
@@ -70,25 +68,12 @@ def spa(site_dir_server, settings):
     return site_dir_server
 
 
-def _payloads(settings, business: str) -> list[dict]:
-    state = StateStore(settings.state_location)
-    try:
-        embedder_id = state.businesses.embedder_of(business)
-    finally:
-        state.close()
-    store = open_existing_store(settings, embedder_id)
-    try:
-        return list(store.payloads(business).values())
-    finally:
-        store.close()
-
-
 @needs_browser
 def test_text_written_by_scripts_is_rendered_and_indexed(spa, settings):
     report = pipeline.run(spa.base + "/", load_settings(), business="casa")
     assert report.problem is None, report.message
     assert report.pages.rendered == 2 and report.pages.fetched == 2  # the homepage's link to /about was written by JS
-    texts = "\n".join(p["text"] for p in _payloads(settings, "casa"))
+    texts = "\n".join(p["text"] for p in stored_payloads(settings, "casa"))
     assert "closed on Mondays" in texts and "32 euros" in texts  # from the JSON the script fetched
     assert "+34 954 123 456" in texts  # written by an inline script
     assert ("/api/menu", 301) in spa.log and ("/api/menu/", 200) in spa.log and ("/app.js", 200) in spa.log
@@ -194,7 +179,7 @@ def test_the_demo_sites_client_rendered_twin_gives_the_same_knowledge_base(demo_
         assert rendered.chunks.total == static.chunks.total
 
         def chunks(business: str, base: str) -> set[tuple[str, str]]:
-            return {(p["url"].replace(base, ""), p["text"]) for p in _payloads(settings, business)}
+            return {(p["url"].replace(base, ""), p["text"]) for p in stored_payloads(settings, business)}
 
         assert chunks("twin", twin.base) == chunks("static", demo_site.base)
         assert search("twin", "what is your phone number?", k=1)[0].url.startswith(twin.base + "/contact/")
@@ -226,7 +211,7 @@ def test_one_shell_for_every_route_gives_one_page_per_route(site_dir_server, set
     report = pipeline.run(site_dir_server.base + "/", load_settings(), business="casa")
     assert report.problem is None, report.message
     assert report.pages.rendered == 3 and "duplicate" not in report.pages.skipped
-    texts = "\n".join(p["text"] for p in _payloads(settings, "casa"))
+    texts = "\n".join(p["text"] for p in stored_payloads(settings, "casa"))
     assert "paella for two on Sundays" in texts and "Müşteri hizmetleri" in texts and "Größe" in texts
     assert [path for path, _ in site_dir_server.log].count("/router.js") == 1  # fetched once per crawl
 

@@ -8,6 +8,7 @@ from collections import Counter
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from conftest import stored_payloads
 from quirk_sites import HOST, build_site, page, prose
 from serve_site import StaticSite
 
@@ -51,18 +52,7 @@ class Crawl:
             state.close()
 
     def texts(self, business: str = "quirk") -> list[str]:
-        from ingest.kb.store import open_existing_store
-
-        state = StateStore(self.settings.state_location)
-        try:
-            embedder = state.businesses.embedder_of(business)
-        finally:
-            state.close()
-        store = open_existing_store(self.settings, embedder)
-        try:
-            return [p["text"] for p in store.payloads(business).values()]
-        finally:
-            store.close()
+        return [p["text"] for p in stored_payloads(self.settings, business)]
 
     def requests(self, predicate=lambda path, status: True) -> list[tuple[str, int]]:
         return [(p, s) for p, s in self.site.log if predicate(p, s)]
