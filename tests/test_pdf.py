@@ -152,3 +152,36 @@ def test_lines_at_the_top_of_each_page_that_differ_are_text_not_running_heads():
     prices = [[("BodyText", f"Room {n}: {80 + 5 * n} euros a night"), ("BodyText", BODY)] for n in range(1, 5)]
     text = pdf_to_markdown(_pdf(prices), 50)
     assert all(f"Room {n}: {80 + 5 * n} euros a night" in text.markdown for n in range(1, 5))
+
+
+def test_a_price_list_that_is_mostly_tables_keeps_its_headings():
+    """The body size is the size most text is set in, table cells included: a price list
+    whose words are nearly all in tables still has its section headings (seen on a
+    physiotherapy practice's price list, where the headings outweighed the one sentence)."""
+    import io
+
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
+
+    styles = getSampleStyleSheet()
+    story = [
+        Paragraph("Preisliste Selbstzahler 2026", styles["Title"]),
+        Paragraph("Alle Preise inklusive MwSt.", styles["BodyText"]),
+    ]
+    for heading, rows in [
+        ("Physiotherapie", [("Leistung", "Dauer", "Preis"), ("Krankengymnastik", "25 Minuten", "38,00 €")]),
+        (
+            "Osteopathie",
+            [("Leistung", "Dauer", "Preis"), ("Osteopathie", "60 Minuten", "95,00 €"), ("Hausbesuch", "", "18,00 €")],
+        ),
+    ]:
+        table = Table(rows)
+        table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+        story += [Paragraph(heading, styles["Heading1"]), table]
+    out = io.BytesIO()
+    SimpleDocTemplate(out, pagesize=A4).build(story)
+    text = pdf_to_markdown(out.getvalue(), 50, "https://physio.example/downloads/Preisliste%202026.pdf")
+    assert "# Physiotherapie (page 1)\n\n| Leistung | Dauer | Preis |" in text.markdown
+    assert "# Osteopathie (page 1)" in text.markdown and "# Page 1" not in text.markdown

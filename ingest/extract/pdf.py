@@ -81,6 +81,7 @@ class _Line:
 @dataclass
 class _Table:
     rows: list[list[str]]
+    size: float = 0.0  # the size most of its text is set in (price lists are mostly tables)
 
 
 def _clean_title(title: object) -> str:
@@ -114,8 +115,10 @@ def _page_items(page) -> tuple[list[_Line | _Table], int, int]:
         if len(rows) >= 2 and max(len(row) for row in rows) >= 2:
             tables.append((found.bbox, rows))
 
-    def in_table(x: float, top: float) -> bool:
-        return any(x0 <= x <= x1 and t <= top <= b for (x0, t, x1, b), _ in tables)
+    def table_at(x: float, top: float) -> int | None:
+        return next((i for i, ((x0, t, x1, b), _) in enumerate(tables) if x0 <= x <= x1 and t <= top <= b), None)
+
+    table_sizes: list[Counter[float]] = [Counter() for _ in tables]
 
     items: list[_Line | _Table] = []
     chars = 0
@@ -130,18 +133,22 @@ def _page_items(page) -> tuple[list[_Line | _Table], int, int]:
             if not text:
                 continue
             top = height - line.y1
-            if in_table((line.x0 + line.x1) / 2, (top + height - line.y0) / 2):
+            inside = table_at((line.x0 + line.x1) / 2, (top + height - line.y0) / 2)
+            if inside is not None:  # the table carries it; its size still tells the body's
+                table_sizes[inside][_line_size(line)] += len(text)
                 continue
             chars += len(text)
             margin = top < MARGIN * height or height - line.y0 > (1 - MARGIN) * height
             items.append(_Line(text, _line_size(line), top, number, margin))
-    for (_, _, _, bottom), rows in sorted(tables, key=lambda t: t[0][1]):
+    for index in sorted(range(len(tables)), key=lambda i: tables[i][0][1]):
+        (_, _, _, bottom), rows = tables[index]
+        sizes = table_sizes[index]
         chars += sum(len(cell) for row in rows for cell in row)
         after = next(
             (i for i, item in enumerate(items) if isinstance(item, _Line) and item.top >= bottom),
             len(items),
         )
-        items.insert(after, _Table(rows))
+        items.insert(after, _Table(rows, sizes.most_common(1)[0][0] if sizes else 0.0))
     return items, chars, len(page.images)
 
 
@@ -218,6 +225,8 @@ def _write(pages: list[list[_Line | _Table]], outline: dict[str, int], title: st
         for item in items:
             if isinstance(item, _Line):
                 counts[item.size] += len(item.text)
+            elif item.size:
+                counts[item.size] += sum(len(cell) for row in item.rows for cell in row)
     body_size = counts.most_common(1)[0][0] if counts else 0.0
     pages = _without_running_lines(pages)
 
