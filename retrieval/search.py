@@ -11,6 +11,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
@@ -154,13 +155,36 @@ def fuse(rankings: list[tuple[list[Hit], float]], k: int = RRF_K) -> list[Hit]:
     return [Hit(id=pid, score=scores[pid], payload=first[pid].payload) for pid in ranked]
 
 
-def one_slot_per_page(hits: list[Hit], translation_of: dict[str, str], lang: str | None) -> list[Hit]:
+# A page's version in another language says more than the version shown when it holds
+# this many times its statements (and a few more): the Turkish original beside its
+# English summary. Statements, not tokens: a complete translation has about as many in
+# any language, while tokens per word differ threefold between English and Korean. *ours*
+FULLER_VERSION_RATIO = 1.5
+FULLER_VERSION_MIN_EXTRA = 3
+_STATEMENT_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+
+
+def statements(texts: list[str]) -> int:
+    """How many sentences, list items and table rows a page's passages hold (each
+    passage's heading path left out): a size that does not depend on the language."""
+    count = 0
+    for text in texts:
+        body = text.split("\n\n", 1)[-1]
+        count += sum(1 for part in _STATEMENT_END.split(body) if len(_WORDS.findall(part)) >= 2)
+    return count
+
+
+def one_slot_per_page(
+    hits: list[Hit], translation_of: dict[str, str], lang: str | None, size_of: Callable[[str], int] | None = None
+) -> list[Hit]:
     """A page and its translations (hreflang) take one result slot: the best-ranked of
     them, shown in the question's language when a translation in it was found too. The
     passage that ranked best then keeps the slot after it (that one passage only),
     because a translation is often shorter than its original: the fact a caller asks
     for may be only in the passage that matched. Further passages of the page shown
-    keep their own ranks; the other translations go."""
+    keep their own ranks; the other translations go, unless one says much more than the
+    versions shown (`size_of(url)` statements, FULLER_VERSION_RATIO): then its passages
+    keep their ranks too, since what they add is in no version shown."""
     group_of = {h.id: translation_of.get(h.payload.get("url", ""), h.payload.get("url", "")) for h in hits}
     shown: dict[str, set[str]] = {}  # translation set -> the URLs shown for it
     kept: list[Hit] = []
@@ -187,10 +211,17 @@ def one_slot_per_page(hits: list[Hit], translation_of: dict[str, str], lang: str
                 used.add(chosen.id)
                 kept.append(chosen)
         elif url not in shown[group]:
-            continue
+            if size_of is None or not _fuller(size_of(url), [size_of(u) for u in shown[group]]):
+                continue
+            shown[group].add(url)
         used.add(hit.id)
         kept.append(hit)
     return kept
+
+
+def _fuller(size: int, shown: list[int]) -> bool:
+    most = max(shown, default=0)
+    return size >= FULLER_VERSION_RATIO * most and size >= most + FULLER_VERSION_MIN_EXTRA
 
 
 @dataclass(frozen=True)
@@ -305,6 +336,8 @@ class Searcher:
         self._vectors: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
         # business -> (its last run, URL -> its translation set), refreshed after each run
         self._translations: dict[str, tuple[int, dict[str, str]]] = {}
+        # business -> URL -> its statements (one_slot_per_page), emptied with _translations
+        self._sizes: dict[str, dict[str, int]] = {}
 
     def __enter__(self) -> Searcher:
         return self
@@ -338,6 +371,7 @@ class Searcher:
             run = self._state.sources.last_run(business)
             if self._translations.get(business, (None,))[0] != run:
                 self._translations[business] = (run, self._state.pages.translations(business))
+                self._sizes[business] = {}
         if embedder_id is None:
             raise UnknownBusiness(
                 f"no knowledge base for {business!r}; run `ingest run SITE --business {business}` first"
@@ -386,7 +420,12 @@ class Searcher:
             fused = fuse([(dense, weights[0]), (lexical, weights[1])])
         else:
             fused = fuse([(dense if mode == "dense" else lexical, 1.0)])
-        fused = one_slot_per_page(fused, self._translations.get(business, (0, {}))[1], query_lang)
+        fused = one_slot_per_page(
+            fused,
+            self._translations.get(business, (0, {}))[1],
+            query_lang,
+            lambda url: self._page_size(business, store, url),
+        )
         found = [
             SearchHit(
                 text=h.payload.get("text", ""),
@@ -409,6 +448,15 @@ class Searcher:
             confidence=round(confidence, 3),
             signals=signals,
         )
+
+    def _page_size(self, business: str, store: SharedStore, url: str) -> int:
+        """A page's statements, read once per run of its business (asked only when two
+        versions of a page meet in one answer)."""
+        sizes = self._sizes.setdefault(business, {})
+        size = sizes.get(url)
+        if size is None:
+            size = sizes[url] = statements([p.get("text", "") for p in store.page_chunks(business, url)])
+        return size
 
     def _query_vector(self, embedder: Embedder, query: str) -> list[float]:
         """Callers ask the same few things: a query's vector is computed once per process."""

@@ -9,6 +9,7 @@ from retrieval.search import (
     fusion_weights,
     language_of,
     one_slot_per_page,
+    statements,
 )
 
 
@@ -60,6 +61,36 @@ def test_a_page_and_its_translations_take_one_slot_in_the_questions_language():
     assert [h.id for h in one_slot_per_page(hits, translation_of, "ko")] == ["1", "3", "5"]
     # Pages without translations are untouched.
     assert one_slot_per_page(hits, {}, "de") == hits
+
+
+def test_a_fuller_version_of_the_page_shown_keeps_its_ranks():
+    # The English treatments page is a summary of the Turkish one: a Turkish passage
+    # that ranked below it may hold what the summary leaves out (the implants' guarantee).
+    translation_of = {"/en/treatments/": "/en/treatments/", "/tr/tedaviler/": "/en/treatments/"}
+    hits = [
+        _hit("1", "/en/treatments/", "en"),
+        _hit("2", "/tr/tedaviler/", "tr"),
+        _hit("3", "/en/about/", "en"),
+        _hit("4", "/tr/tedaviler/", "tr"),
+    ]
+    sizes = {"/en/treatments/": 11, "/tr/tedaviler/": 24}
+    assert [h.id for h in one_slot_per_page(hits, translation_of, "en", sizes.get)] == ["1", "2", "3", "4"]
+    # A complete translation says no more: one slot, as before.
+    sizes = {"/en/treatments/": 22, "/tr/tedaviler/": 24}
+    assert [h.id for h in one_slot_per_page(hits, translation_of, "en", sizes.get)] == ["1", "3"]
+    # The fuller version shown first: the summary adds nothing and goes.
+    assert [h.id for h in one_slot_per_page(hits[1:], translation_of, "tr", {**sizes, "/tr/tedaviler/": 40}.get)] == [
+        "2",
+        "3",
+        "4",
+    ]
+
+
+def test_statements_count_sentences_items_and_rows_in_any_language():
+    assert statements(["Treatments > Implants\n\nWe use Straumann. It takes three months!\n- Osstem too"]) == 3
+    assert statements(["Fiyatlar\n\n| İmplant | 22.000 TL |\n| Kron | 9.000 TL |"]) == 2
+    assert statements(["가격\n\n임플란트는 얼마예요? 상담은 무료입니다."]) == 2
+    assert statements(["Title\n\nOK."]) == 0  # a single word is no statement
 
 
 def test_one_page_takes_at_most_three_slots_and_near_copies_one():
