@@ -1,13 +1,17 @@
 """How hybrid search weighs its two rankings (retrieval.search)."""
 
+import numpy as np
+
 from ingest.kb.store import Hit
 from retrieval.search import (
     CROSS_LANGUAGE_LEXICAL_WEIGHT,
     LEXICAL_WEIGHT,
     SearchHit,
     collapse_near_duplicates,
+    fewer_hubs,
     fusion_weights,
     language_of,
+    offtopic_questions,
     one_slot_per_page,
     statements,
 )
@@ -101,3 +105,34 @@ def test_one_page_takes_at_most_three_slots_and_near_copies_one():
     hits += [hit("/tr/sss/", "sedation is offered"), hit("/tr/copy/", "passage number 0 of the summary page")]
     kept = collapse_near_duplicates(hits, 5)
     assert [h.url for h in kept] == ["/ko/", "/ko/", "/ko/", "/tr/sss/"]
+
+
+def _unit(*xs: float) -> list[float]:
+    v = np.asarray(xs, dtype=np.float32)
+    return (v / np.linalg.norm(v)).tolist()
+
+
+def test_a_passage_near_questions_on_every_subject_moves_down_in_other_languages_only():
+    offtopic = np.asarray([_unit(1, 0.2, 0, 0), _unit(1, 0, 0.2, 0), _unit(1, 0.1, 0.1, 0)], dtype=np.float32)
+
+    def hit(pid: str, score: float, lang: str, vector: list[float]) -> Hit:
+        return Hit(id=pid, score=score, payload={"lang": lang}, vector=vector)
+
+    hub = hit("cookies", 0.83, "es", _unit(1, 0.1, 0.1, 0.3))  # near every off-topic question
+    menu = hit("menu", 0.82, "es", _unit(0.1, 0, 0, 1))
+    english = hit("english", 0.825, "en", _unit(1, 0.1, 0.1, 0.3))  # as near, but in the question's language
+    ranked = fewer_hubs([hub, english, menu], "en", offtopic, weight=0.5)
+    # Foreign passages are measured against each other (their median): the hub goes
+    # down, the passage near no off-topic question up; the cosines stay.
+    assert [h.id for h in ranked] == ["menu", "english", "cookies"]
+    assert [h.score for h in ranked] == [0.82, 0.825, 0.83]
+    # A passage in the question's language is never moved; one foreign passage alone has
+    # nothing to be compared with.
+    assert fewer_hubs([hub, english], "es", offtopic, weight=0.5) == [hub, english]
+    assert fewer_hubs([hub, english], "en", offtopic, weight=0.5) == [hub, english]
+
+
+def test_the_offtopic_questions_cover_the_callers_languages():
+    langs = {lang for lang, _ in offtopic_questions()}
+    assert {"en", "es", "de", "tr", "ko", "fr"} <= langs
+    assert all(question.strip() for _, question in offtopic_questions())

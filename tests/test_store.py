@@ -113,6 +113,14 @@ def test_points_carry_vectors_and_payloads(store):
     assert point.payload["text"] == "one" and [round(x, 3) for x in point.vector] == [1.0, 0.0, 0.0]
 
 
+def test_dense_hits_carry_their_vectors_when_asked(store):
+    store.upsert([_point(1, "a", "one", [1, 0, 0]), _point(2, "a", "two", [0, 1, 0])])
+    hits = store.search("a", [1, 0.1, 0], "", 2, mode="dense", vectors=True)
+    assert [[round(x, 3) for x in h.vector] for h in hits] == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    assert all(h.vector is None for h in store.search("a", [1, 0.1, 0], "", 2, mode="dense"))
+    assert all(h.vector is None for h in store.search("a", None, "one", 2, mode="lexical", vectors=True))
+
+
 def _files(folder):
     return {(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()}
 

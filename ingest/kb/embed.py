@@ -126,6 +126,13 @@ class _LocalModel(ABC):
     def embed_query(self, text: str) -> list[float]:
         return self._encode([text], query=True)[0][0].astype(np.float32).tolist()
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Many questions at once (float32 rows): what search compares passages with."""
+        rows = [
+            self._encode(texts[i : i + self.batch_size], query=True)[0] for i in range(0, len(texts), self.batch_size)
+        ]
+        return np.vstack(rows).astype(np.float32) if rows else np.zeros((0, self.dimensions), np.float32)
+
 
 def _package_dir(module: str, package: str) -> Path:
     spec = find_spec(module)

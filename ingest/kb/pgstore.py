@@ -190,27 +190,35 @@ class PgVectorStore:
         limit: int,
         mode: Ranking,
         langs: tuple[str, ...] = (),
+        vectors: bool = False,
     ) -> list[Hit]:
         with self._conn() as conn:
             if mode == "dense":
-                return self._dense(conn, business, vector, limit) if vector is not None else []
+                return self._dense(conn, business, vector, limit, vectors) if vector is not None else []
             return self._lexical(conn, business, text, limit, langs)
 
     def rankings(
-        self, business: str, vector: list[float] | None, text: str | None, limit: int, langs: tuple[str, ...] = ()
+        self,
+        business: str,
+        vector: list[float] | None,
+        text: str | None,
+        limit: int,
+        langs: tuple[str, ...] = (),
+        vectors: bool = False,
     ) -> tuple[list[Hit], list[Hit]]:
         """Both rankings from one snapshot: a swap committing between them is seen by neither or both."""
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            dense = self._dense(conn, business, vector, limit) if vector is not None else []
+            dense = self._dense(conn, business, vector, limit, vectors) if vector is not None else []
             lexical = self._lexical(conn, business, text, limit, langs) if text else []
             return dense, lexical
 
-    def _dense(self, conn, business: str, vector: list[float], limit: int) -> list[Hit]:
+    def _dense(self, conn, business: str, vector: list[float], limit: int, vectors: bool = False) -> list[Hit]:
         t, q = self.table, _vector_text(vector)
+        own = ", embedding::text" if vectors else ""
         exact = (
             f"WITH mine AS MATERIALIZED (SELECT id, payload, embedding FROM {t} WHERE business=%s) "
-            "SELECT id, 1 - (embedding <=> %s::vector), payload FROM mine ORDER BY embedding <=> %s::vector LIMIT %s"
+            f"SELECT id, 1 - (embedding <=> %s::vector), payload{own} FROM mine ORDER BY embedding <=> %s::vector LIMIT %s"
         )
         total = conn.execute(f"SELECT COUNT(*) FROM {t} WHERE business=%s", (business,)).fetchone()[0]
         if total <= FULL_SCAN_POINTS:
@@ -219,13 +227,16 @@ class PgVectorStore:
             with conn.transaction():
                 conn.execute(f"SET LOCAL hnsw.ef_search = {max(100, min(1000, limit * 8))}")
                 rows = conn.execute(
-                    f"SELECT id, 1 - (embedding <=> %s::vector), payload FROM {t} WHERE business=%s "
+                    f"SELECT id, 1 - (embedding <=> %s::vector), payload{own} FROM {t} WHERE business=%s "
                     "ORDER BY embedding <=> %s::vector LIMIT %s",
                     (q, business, q, limit),
                 ).fetchall()
             if len(rows) < min(limit, total):  # the graph walk found too few of this business's points
                 rows = conn.execute(exact, (business, q, q, limit)).fetchall()
-        return [Hit(id=r[0], score=float(r[1]), payload=dict(r[2])) for r in rows]
+        return [
+            Hit(id=r[0], score=float(r[1]), payload=dict(r[2]), vector=_parse_vector(r[3]) if vectors else None)
+            for r in rows
+        ]
 
     def _lexical(self, conn, business: str, text: str, limit: int, langs: tuple[str, ...]) -> list[Hit]:
         indices, values = query_terms(text, langs)

@@ -31,3 +31,4 @@ class Hit:
     id: str
     score: float
     payload: dict[str, Any]
+    vector: list[float] | None = None  # a dense hit's own vector, when asked for

@@ -59,10 +59,12 @@ class VectorStore(Protocol):
         limit: int,
         mode: Ranking,
         langs: tuple[str, ...] = (),
+        vectors: bool = False,
     ) -> list[Hit]:
         """One ranking: the nearest points to `vector` (dense) or the best BM25 matches
         for `text` (lexical; `langs`: the languages the business's chunks were analysed
-        in, ingest.kb.lexical). Fusing them is retrieval.search's."""
+        in, ingest.kb.lexical). `vectors`: dense hits carry their own vectors. Fusing
+        them is retrieval.search's."""
         ...
 
     def points(self, business: str) -> list[StoredPoint]:
@@ -210,6 +212,7 @@ class EdgeStore(_ScrollReads):
         limit: int,
         mode: Ranking,
         langs: tuple[str, ...] = (),
+        vectors: bool = False,
     ) -> list[Hit]:
         flt = _business_filter(business)
         if mode == "dense":
@@ -221,9 +224,18 @@ class EdgeStore(_ScrollReads):
             if not indices:
                 return []
             query = qe.Query.Nearest(qe.SparseVector(indices, values), using=SPARSE)
-        request = qe.QueryRequest(limit=limit, query=query, filter=flt, with_payload=True)
+        vectors = vectors and mode == "dense"
+        request = qe.QueryRequest(
+            limit=limit, query=query, filter=flt, with_payload=True, with_vector=[DENSE] if vectors else None
+        )
         return [
-            Hit(id=str(r.id), score=float(r.score), payload=dict(r.payload or {})) for r in self._shard.query(request)
+            Hit(
+                id=str(r.id),
+                score=float(r.score),
+                payload=dict(r.payload or {}),
+                vector=list((r.vector or {})[DENSE]) if vectors else None,
+            )
+            for r in self._shard.query(request)
         ]
 
     def close(self) -> None:
@@ -314,6 +326,7 @@ class QdrantServerStore(_ScrollReads):
         limit: int,
         mode: Ranking,
         langs: tuple[str, ...] = (),
+        vectors: bool = False,
     ) -> list[Hit]:
         m = self._m
         if mode == "dense":
@@ -332,8 +345,17 @@ class QdrantServerStore(_ScrollReads):
             query_filter=self._filter(business),
             limit=limit,
             with_payload=True,
+            with_vectors=[DENSE] if vectors and mode == "dense" else False,
         )
-        return [Hit(id=str(p.id), score=float(p.score), payload=dict(p.payload or {})) for p in response.points]
+        return [
+            Hit(
+                id=str(p.id),
+                score=float(p.score),
+                payload=dict(p.payload or {}),
+                vector=list(p.vector[DENSE]) if vectors and mode == "dense" else None,
+            )
+            for p in response.points
+        ]
 
     def close(self) -> None:
         self._client.close()
@@ -406,15 +428,24 @@ class SharedStore:
         return hasattr(self._entry.store, "swap")
 
     def rankings(
-        self, business: str, vector: list[float] | None, text: str | None, limit: int, langs: tuple[str, ...] = ()
+        self,
+        business: str,
+        vector: list[float] | None,
+        text: str | None,
+        limit: int,
+        langs: tuple[str, ...] = (),
+        vectors: bool = False,
     ) -> tuple[list[Hit], list[Hit]]:
-        """The dense ranking (empty without a vector) and the lexical ranking (empty
-        without text), read together: no page swap falls between them."""
+        """The dense ranking (empty without a vector; its hits carry their vectors when
+        `vectors`) and the lexical ranking (empty without text), read together: no page
+        swap falls between them."""
         if self._transactional:
-            return self._entry.store.rankings(business, vector, text, limit, langs)
+            return self._entry.store.rankings(business, vector, text, limit, langs, vectors)
         with self._entry.lock.shared():
             store = self._entry.store
-            dense = store.search(business, vector, "", limit, mode="dense") if vector is not None else []
+            dense = (
+                store.search(business, vector, "", limit, mode="dense", vectors=vectors) if vector is not None else []
+            )
             lexical = store.search(business, None, text, limit, mode="lexical", langs=langs) if text else []
             return dense, lexical
 
