@@ -321,6 +321,7 @@ def _search(args, settings) -> int:
                 hits=[SearchHit(**h) for h in found["hits"]],
                 answerable=found["answerable"],
                 confidence=found["confidence"],
+                judged_by=found.get("judged_by", "signals"),
             )
         else:
             with Searcher(settings) as searcher:
@@ -337,6 +338,7 @@ def _search(args, settings) -> int:
                     "business": args.business,
                     "answerable": answer.answerable,
                     "confidence": answer.confidence,
+                    "judged_by": answer.judged_by,
                     "hits": [h.to_dict() for h in hits],
                 },
                 ensure_ascii=False,
@@ -347,7 +349,8 @@ def _search(args, settings) -> int:
     if not hits:
         print("no results")
     elif not answer.answerable:
-        print(f"probably not answered by this site (confidence {answer.confidence:.2f}); the nearest passages:")
+        judge = f", judged by {settings.answer_check_model}" if answer.judged_by == "model" else ""
+        print(f"probably not answered by this site (confidence {answer.confidence:.2f}{judge}); the nearest passages:")
     for rank, hit in enumerate(hits, 1):
         print(f"{rank}. [{hit.score:.3f}] {hit.heading_path}\n   {hit.url}")
         body = hit.text.split("\n\n", 1)[-1].replace("\n", " ")

@@ -94,6 +94,16 @@ class Settings(BaseSettings):
     brief_model: str = "gpt-4o-mini"
     brief_price_in_per_mtok: float = Field(0.15, ge=0)
     brief_price_out_per_mtok: float = Field(0.60, ge=0)
+    # Whether a search's passages answer its question (`answerable`, `confidence`): judged
+    # on local signals, or asked of a chat model (needs OPENAI_API_KEY; each check is paid
+    # under the daily caps; a check slower than the timeout, failing or over budget falls
+    # back to the local signals). Prices: USD per 1M input / output tokens.
+    answer_check: Literal["signals", "openai"] = "signals"
+    answer_check_model: str = "gpt-4o-mini"
+    answer_check_price_in_per_mtok: float = Field(0.15, ge=0)
+    answer_check_price_out_per_mtok: float = Field(0.60, ge=0)
+    answer_check_timeout_s: float = Field(3.0, gt=0)
+    answer_check_passages: int = Field(3, ge=1, le=10)
     # Daily spend caps in USD, per business and for the whole installation.
     daily_cap_business_usd: float = Field(3.0, ge=0)
     daily_cap_total_usd: float = Field(8.0, ge=0)
@@ -204,6 +214,11 @@ def load_settings(**overrides: object) -> Settings:
         raise SettingsError("concurrency_max must be >= concurrency_start")
     if settings.worker_stalled_s <= settings.worker_heartbeat_s:  # live workers would be taken for dead
         raise SettingsError("worker_stalled_s must be more than worker_heartbeat_s (3x or more is safe)")
+    if settings.answer_check == "openai" and settings.openai_api_key is None:
+        raise SettingsError(
+            "answer_check=openai asks a chat model whether the passages found answer the question: "
+            "set OPENAI_API_KEY, or SITEKB_ANSWER_CHECK=signals to judge on local signals"
+        )
     return settings
 
 

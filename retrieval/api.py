@@ -60,6 +60,11 @@ class SearchResponse(BaseModel):
         description="False when the passages most likely do not answer the question: say you don't know."
     )
     confidence: float = Field(ge=0, le=1, description="How likely the passages answer the question.")
+    judged_by: Literal["signals", "model"] = Field(
+        "signals",
+        description="Who judged `answerable`: the local signals, or a chat model that read the passages "
+        "(SITEKB_ANSWER_CHECK=openai; the signals judge whenever the model cannot).",
+    )
 
 
 class Fact(BaseModel):
@@ -266,6 +271,7 @@ def search(
         hits=[Hit(**h.to_dict()) for h in answer.hits],
         answerable=answer.answerable,
         confidence=answer.confidence,
+        judged_by=answer.judged_by,
     )
 
 
@@ -343,6 +349,7 @@ def admin_search(body: AdminSearchRequest, svc: Services = Depends(services)) ->
     return {
         "answerable": answer.answerable,
         "confidence": answer.confidence,
+        "judged_by": answer.judged_by,
         "hits": [h.to_dict() for h in answer.hits],
     }
 

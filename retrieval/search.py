@@ -24,6 +24,7 @@ from ingest.kb.lexical import document_terms, query_language, query_terms
 from ingest.kb.state import StateStore
 from ingest.kb.store import Hit, SearchMode, SharedStore, open_existing_store
 from ingest.settings import Settings, load_settings
+from retrieval.check import AnswerCheck
 
 MAX_QUERY_CHARS = 1000
 # Two passages whose word sets overlap this much say the same thing: one is enough. *ours*
@@ -60,6 +61,7 @@ class Answer:
     answerable: bool
     confidence: float  # 0-1: how likely the hits answer the question (calibrated, see answer_confidence)
     signals: AnswerSignals | None = None
+    judged_by: str = "signals"  # or "model": a chat model read the passages (retrieval.check)
 
 
 def _words(hit_text: str) -> set[str]:
@@ -382,6 +384,7 @@ class Searcher:
         # business -> URL -> its statements (one_slot_per_page), emptied with _translations
         self._sizes: dict[str, dict[str, int]] = {}
         self._offtopic: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # embedder -> (languages, vectors)
+        self._check = AnswerCheck(settings) if settings.answer_check == "openai" else None
 
     def __enter__(self) -> Searcher:
         return self
@@ -397,6 +400,8 @@ class Searcher:
         if self._state is not None:
             self._state.close()
             self._state = None
+        if self._check is not None:
+            self._check.close()
 
     def embedder_id(self, business: str) -> str:
         return self._index_of(business)[0]
@@ -494,6 +499,10 @@ class Searcher:
         cross = bool(site) and query_lang is not None and query_lang not in site
         signals = answer_signals(query, dense, lexical, fused, languages, cross)
         confidence, threshold = answer_confidence(signals, embedder.model)
+        passages = [(h.heading_path, h.text) for h in hits[: self.settings.answer_check_passages]]
+        verdict = self._check.judge(business, query, passages) if self._check is not None else None
+        if verdict is not None:
+            return Answer(hits, verdict.answerable, verdict.confidence, signals, judged_by="model")
         return Answer(
             hits=hits,
             answerable=bool(hits) and confidence >= threshold,

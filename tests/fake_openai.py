@@ -31,6 +31,8 @@ class FakeOpenAI:
         self.requests: list[list[str]] = []
         self.chats: list[dict] = []
         self.delay_s = 0.0  # each embeddings answer waits this long (a slow provider)
+        self.chat_delay_s = 0.0  # each chat answer waits this long
+        self.verdict: str | None = None  # an answer check's word instead of yes/no, without log-probabilities
         server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         server.daemon_threads = True
         server.fake = self  # type: ignore[attr-defined]
@@ -85,12 +87,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, fake: FakeOpenAI, body: dict) -> None:
         """A 'model' that answers with the first line of each page it was given: enough to
-        show the brief is written from exactly the input sitekb sent."""
+        show the brief is written from exactly the input sitekb sent. Asked for
+        log-probabilities (an answer check), it reads like a careless person: yes when the
+        passages hold most of the question's longer words."""
         fake.chats.append(body)
+        if fake.chat_delay_s:
+            time.sleep(fake.chat_delay_s)
         user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        prompt = sum(len(m["content"].split()) for m in body["messages"])
+        if body.get("logprobs"):
+            return self._yes_or_no(user, prompt, body)
         headings = [line for line in user.splitlines() if line.startswith("## ")]
         answer = "Brief written from: " + "; ".join(h[3:] for h in headings)
-        prompt = sum(len(m["content"].split()) for m in body["messages"])
         self._send(
             200,
             {
@@ -103,6 +111,39 @@ class _Handler(BaseHTTPRequestHandler):
                     "completion_tokens": len(answer.split()),
                     "total_tokens": prompt + len(answer.split()),
                 },
+            },
+        )
+
+    def _yes_or_no(self, user: str, prompt: int, body: dict) -> None:
+        question, _, passages = user.partition("Passages:")
+        wanted = {w for w in re.findall(r"\w+", question.lower()) if len(w) >= 5} - {"question"}
+        found = {w for w in wanted if w in passages.lower()}
+        p_yes = 0.95 if wanted and len(found) >= len(wanted) / 2 else 0.05
+        word = "yes" if p_yes >= 0.5 else "no"
+        if fake_word := self.server.fake.verdict:  # type: ignore[attr-defined]
+            word = fake_word
+
+        def alternative(token: str, p: float) -> dict:
+            return {"token": token, "logprob": math.log(p), "bytes": list(token.encode())}
+
+        top = [alternative("yes", p_yes), alternative("no", 1 - p_yes)]
+        self._send(
+            200,
+            {
+                "id": "chatcmpl-2",
+                "object": "chat.completion",
+                "model": body.get("model"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "length",
+                        "message": {"role": "assistant", "content": word},
+                        "logprobs": None
+                        if self.server.fake.verdict  # type: ignore[attr-defined]
+                        else {"content": [{**alternative(word, max(p_yes, 1 - p_yes)), "top_logprobs": top}]},
+                    }
+                ],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": 1, "total_tokens": prompt + 1},
             },
         )
 

@@ -55,9 +55,10 @@ def _month_start(now: float) -> float:
 class SpendGuard:
     settings: Settings
     clock: object = time.time  # injected in tests: a callable returning epoch seconds
+    shared: bool = False  # the connection may be closed (or used, serialised) from another thread
 
     def __post_init__(self) -> None:
-        self._db = connect(self.settings.state_location)
+        self._db = connect(self.settings.state_location, shared=self.shared)
 
     def close(self) -> None:
         self._db.close()

@@ -194,7 +194,7 @@ class ServerLink:
         return self._job({"kind": "resync_due"}, None)
 
     def search(self, business: str, query: str, k: int, mode: str = "hybrid") -> dict:
-        """{"answerable": bool, "confidence": float, "hits": [hit dicts]}"""
+        """{"answerable": bool, "confidence": float, "judged_by": str, "hits": [hit dicts]}"""
         return self._call("POST", "/v1/admin/search", json={"business": business, "query": query, "k": k, "mode": mode})
 
 

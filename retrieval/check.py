@@ -1,0 +1,190 @@
+"""Whether the passages found answer the question, asked of a chat model (#18).
+
+The local signals (retrieval.search.answer_signals) tell answered from unanswered
+questions only weakly: on the five sites' question sets each has an AUC of 0.71-0.76,
+and so does the best cosine between the question and any single sentence of the top
+passages (0.75, docs/benchmarks.md). Deciding that "Can I bring my dog?" is not
+answered by the office rules takes reading them. With `answer_check = "openai"` and an
+OpenAI key, the question and the best passages go to a cheap chat model that answers
+yes or no; its probability of "yes" (from the answer token's log-probabilities) is the
+answer's confidence. Each check is paid under the spend guard (kind `answer_check`);
+a repeated question with the same passages is not asked twice; and when the model is
+slow, failing, out of budget or out of credit the search answers on the local signals,
+saying so (`judged_by`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ingest.settings import Settings
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "You check search results for a business's telephone assistant. You get a caller's question and "
+    "numbered passages from the business's own website. Answer yes if the passages contain what is needed "
+    "to answer the question, fully or mostly; answer no if they do not (even when they are about the same "
+    "subject). The question and passages may be in different languages. Answer with one word: yes or no."
+)
+MAX_PASSAGE_CHARS = 1500
+CACHE_SIZE = 4096
+# Prompt tokens per passage character, for the estimate reserved before a call: cl100k
+# averages ~4 characters a token in English and ~2.5 in Korean or Turkish. *ours*
+TOKENS_PER_CHAR = 0.4
+
+
+@dataclass(frozen=True)
+class Verdict:
+    answerable: bool
+    confidence: float  # the model's probability that the passages answer the question
+
+
+def prompt(question: str, passages: list[tuple[str, str]]) -> str:
+    """passages: (heading path, text), best first."""
+    parts = [f"Question: {question.strip()}", "", "Passages:"]
+    for i, (heading, text) in enumerate(passages, 1):
+        body = text.split("\n\n", 1)[-1] if text.startswith(heading) else text
+        parts += [f"[{i}] {heading}".rstrip(), body[:MAX_PASSAGE_CHARS], ""]
+    return "\n".join(parts).rstrip()
+
+
+def verdict_of(choice) -> Verdict:
+    """The model's yes/no and its probability of yes, from the first token's top
+    log-probabilities when the API returns them (else 0.9 / 0.1 by the word)."""
+    said = (choice.message.content or "").strip().lower()
+    yes = no = 0.0
+    tokens = getattr(getattr(choice, "logprobs", None), "content", None) or []
+    alternatives = (getattr(tokens[0], "top_logprobs", None) or []) if tokens else []
+    for alternative in alternatives:
+        word = alternative.token.strip().lower()
+        if word in ("yes", "no"):
+            p = math.exp(alternative.logprob)
+            yes, no = (yes + p, no) if word == "yes" else (yes, no + p)
+    if yes + no > 0:
+        p_yes = yes / (yes + no)
+    elif said.startswith(("yes", "no")):
+        p_yes = 0.9 if said.startswith("yes") else 0.1
+    else:
+        raise ValueError(f"the model answered {said[:40]!r}, not yes or no")
+    return Verdict(answerable=p_yes >= 0.5, confidence=round(p_yes, 3))
+
+
+class AnswerCheck:
+    """One per Searcher: the OpenAI client, the spend guard and the cache of verdicts."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._cache: OrderedDict[tuple, Verdict] = OrderedDict()
+        self._lock = threading.Lock()
+        self._client = None
+        self._local = threading.local()  # a spend guard (a state connection) per thread
+        self._guards: list = []
+        self._warned: set[str] = set()
+
+    def judge(self, business: str, question: str, passages: list[tuple[str, str]]) -> Verdict | None:
+        """The model's verdict, or None when it cannot be had now (the caller falls back
+        to the local signals); never raises for the provider's or the budget's sake."""
+        if not passages:
+            return None
+        key = (self.settings.answer_check_model, question.strip(), tuple(passages))
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        from ingest.kb.embed import CreditExhausted, EmbedderError, QuotaExceeded
+        from ingest.ops.guard import BudgetExceeded
+
+        guard = self._spend_guard()
+        text = prompt(question, passages)
+        s = self.settings
+        estimate = ((len(INSTRUCTIONS) + len(text)) * TOKENS_PER_CHAR * s.answer_check_price_in_per_mtok) / 1e6
+        estimate += s.answer_check_price_out_per_mtok / 1e6
+        try:
+            if guard.breaker()[0] > guard.clock():
+                return self._fallback("the provider circuit breaker is open")
+            with guard.spending(business, "search", "answer_check", estimate) as settle:
+                found, tokens_in, tokens_out = self._ask(text)
+                usd = (
+                    tokens_in * s.answer_check_price_in_per_mtok + tokens_out * s.answer_check_price_out_per_mtok
+                ) / 1e6
+                settle(tokens_in + tokens_out, usd)
+        except BudgetExceeded as exc:
+            return self._fallback(str(exc))
+        except CreditExhausted as exc:
+            guard.credit_exhausted()
+            return self._fallback(str(exc))
+        except (QuotaExceeded, EmbedderError) as exc:
+            return self._fallback(str(exc))
+        with self._lock:
+            self._cache[key] = found
+            if len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return found
+
+    def _fallback(self, why: str) -> None:
+        if why not in self._warned:  # once per reason, not once per call
+            self._warned.add(why)
+            log.warning("answer check by the model skipped, the local signals judge instead: %s", why)
+        return None
+
+    def _spend_guard(self):
+        """This thread's guard: a SQLite connection serves the thread that opened it, and
+        the API answers searches on a pool of threads."""
+        guard = getattr(self._local, "guard", None)
+        if guard is None:
+            from ingest.ops.guard import SpendGuard
+
+            guard = self._local.guard = SpendGuard(self.settings, shared=True)  # closed by close()
+            with self._lock:
+                self._guards.append(guard)
+        return guard
+
+    def _openai(self):
+        with self._lock:
+            if self._client is None:
+                import openai
+
+                self._client = openai.OpenAI(
+                    api_key=self.settings.openai_api_key.get_secret_value(),
+                    base_url=self.settings.openai_base_url,
+                    max_retries=0,  # a caller is waiting: no retry, the local signals answer instead
+                    timeout=self.settings.answer_check_timeout_s,
+                )
+            return self._client
+
+    def _ask(self, text: str) -> tuple[Verdict, int, int]:
+        import openai
+
+        from ingest.kb.embed import CreditExhausted, EmbedderError, QuotaExceeded, _is_credit_error
+
+        try:
+            response = self._openai().chat.completions.create(
+                model=self.settings.answer_check_model,
+                max_tokens=1,
+                temperature=0,
+                logprobs=True,
+                top_logprobs=5,
+                messages=[{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": text}],
+            )
+            found = verdict_of(response.choices[0])
+            return found, response.usage.prompt_tokens, response.usage.completion_tokens
+        except openai.RateLimitError as exc:
+            if _is_credit_error(exc):
+                raise CreditExhausted(f"OpenAI says the account is out of credit: {exc}") from None
+            raise QuotaExceeded(f"OpenAI rate limit: {exc}") from None
+        except openai.OpenAIError as exc:
+            raise EmbedderError(f"the answer check failed: {exc}") from None
+        except (AttributeError, IndexError, TypeError, ValueError) as exc:
+            raise EmbedderError(f"the model returned a malformed answer ({exc})") from None
+
+    def close(self) -> None:
+        with self._lock:
+            guards, self._guards = self._guards, []
+        for guard in guards:
+            guard.close()
+        self._local = threading.local()
