@@ -425,7 +425,7 @@ def _write(settings: Settings, text: str) -> tuple[str, int, int]:
     """The model's brief and its token counts (in, out)."""
     import openai
 
-    from ingest.kb.embed import CreditExhausted, EmbedderError, QuotaExceeded, _is_credit_error
+    from ingest.kb.embed import chat_errors
 
     client = openai.OpenAI(
         api_key=settings.openai_api_key.get_secret_value(),
@@ -433,7 +433,7 @@ def _write(settings: Settings, text: str) -> tuple[str, int, int]:
         max_retries=2,
         timeout=120.0,
     )
-    try:
+    with chat_errors("the brief could not be written"):
         response = client.chat.completions.create(
             model=settings.brief_model,
             max_tokens=BRIEF_MAX_OUTPUT_TOKENS,
@@ -441,12 +441,4 @@ def _write(settings: Settings, text: str) -> tuple[str, int, int]:
         )
         brief = response.choices[0].message.content or ""
         tokens_in, tokens_out = response.usage.prompt_tokens, response.usage.completion_tokens
-    except openai.RateLimitError as exc:
-        if _is_credit_error(exc):
-            raise CreditExhausted(f"OpenAI says the account is out of credit: {exc}") from None
-        raise QuotaExceeded(f"OpenAI rate limit: {exc}") from None
-    except openai.OpenAIError as exc:
-        raise EmbedderError(f"the brief could not be written: {exc}") from None
-    except (AttributeError, IndexError, TypeError, ValueError) as exc:
-        raise EmbedderError(f"the model returned a malformed answer ({exc})") from None
     return brief, tokens_in, tokens_out

@@ -158,11 +158,9 @@ class AnswerCheck:
             return self._client
 
     def _ask(self, text: str) -> tuple[Verdict, int, int]:
-        import openai
+        from ingest.kb.embed import chat_errors
 
-        from ingest.kb.embed import CreditExhausted, EmbedderError, QuotaExceeded, _is_credit_error
-
-        try:
+        with chat_errors("the answer check failed"):
             response = self._openai().chat.completions.create(
                 model=self.settings.answer_check_model,
                 max_tokens=1,
@@ -173,14 +171,6 @@ class AnswerCheck:
             )
             found = verdict_of(response.choices[0])
             return found, response.usage.prompt_tokens, response.usage.completion_tokens
-        except openai.RateLimitError as exc:
-            if _is_credit_error(exc):
-                raise CreditExhausted(f"OpenAI says the account is out of credit: {exc}") from None
-            raise QuotaExceeded(f"OpenAI rate limit: {exc}") from None
-        except openai.OpenAIError as exc:
-            raise EmbedderError(f"the answer check failed: {exc}") from None
-        except (AttributeError, IndexError, TypeError, ValueError) as exc:
-            raise EmbedderError(f"the model returned a malformed answer ({exc})") from None
 
     def close(self) -> None:
         with self._lock:

@@ -386,6 +386,24 @@ class OpenAIEmbedder:
         return self._vectors(self._create([text]), 1)[0][0]
 
 
+@contextmanager
+def chat_errors(failed: str) -> Iterator[None]:
+    """Around one chat-model call: OpenAI's errors as ours (credit gone, rate limit, any
+    other failure saying `failed`), and an answer of the wrong shape as an error."""
+    import openai
+
+    try:
+        yield
+    except openai.RateLimitError as exc:
+        if _is_credit_error(exc):
+            raise CreditExhausted(f"OpenAI says the account is out of credit: {exc}") from None
+        raise QuotaExceeded(f"OpenAI rate limit: {exc}") from None
+    except openai.OpenAIError as exc:
+        raise EmbedderError(f"{failed}: {exc}") from None
+    except (AttributeError, IndexError, TypeError, ValueError) as exc:
+        raise EmbedderError(f"the model returned a malformed answer ({exc})") from None
+
+
 def _is_credit_error(exc) -> bool:
     body = exc.body if isinstance(exc.body, dict) else {}
     error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
