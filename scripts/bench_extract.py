@@ -77,6 +77,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int)
     parser.add_argument("--only", choices=sorted(EXTRACTORS), action="append")
     args = parser.parse_args()
+    if "trafilatura" in (args.only or EXTRACTORS):
+        try:
+            import trafilatura  # noqa: F401
+        except ImportError:  # it would score 0 on every page, a comparison that means nothing
+            sys.exit("the peer column needs trafilatura: .venv/bin/pip install -e '.[bench]' (or --only sitekb)")
     corpus = Path(args.corpus)
     files = sorted((corpus / "ground-truth").glob("*.json"))[: args.limit]
     rows: dict[str, dict[str, list]] = {name: defaultdict(list) for name in args.only or EXTRACTORS}

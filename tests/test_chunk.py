@@ -70,3 +70,18 @@ def test_a_code_block_is_one_unit_and_its_comments_are_not_headings():
     setup = [c for c in chunks if c.heading_path == ("Prices", "Setup")]
     assert len(setup) == 1 and code in setup[0].body
     assert all("install the client" not in h for c in chunks for h in c.heading_path)
+
+
+def test_a_sentence_is_not_split_after_an_ordinal_number():
+    # German writes ordinals and dates with a period: "jeder 3. Dienstag", "am 24. August".
+    # A budget of about one sentence makes every sentence end a place to split.
+    paragraph = (
+        "Die Reihe ist offen für alle (jeder 3. Dienstag im Monat um 19 Uhr). Am 24. August ist leider Schluss. "
+        "Danach geht es im neuen Raum weiter."
+    )
+    chunks = chunk_document(_doc(f"# Wer wir sind\n\n{paragraph}", title="xHain"), 40)
+    bodies = [c.body for c in chunks]
+    assert bodies == [
+        "Die Reihe ist offen für alle (jeder 3. Dienstag im Monat um 19 Uhr).",
+        "Am 24. August ist leider Schluss. Danach geht es im neuen Raum weiter.",
+    ], bodies

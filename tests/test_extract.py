@@ -592,3 +592,18 @@ def test_a_posts_title_above_its_article_in_main_is_kept():
     doc = parse_html(html, "https://x-hain.de/de/blog/space-rules/")
     assert doc.markdown.startswith("# xHain vs. Virus - space rules")
     assert "Impressum" not in doc.markdown
+
+
+def test_read_more_links_are_not_content():
+    html = (
+        "<html lang='de'><head><title>Blog</title></head><body><main><h1>Blog</h1>"
+        "<h2>Wer wir sind</h2><p>Als offene Werkstatt sind wir ein Treffpunkt in Berlin. "
+        "<a href='/de/blog/wer/'>Mehr erfahren</a></p><p><a class='button' href='/de/blog/wer/'>Weiterlesen</a></p>"
+        "<h2>Gespräch unter Bäumen</h2><p>Jule spricht über Selbstführung.</p>"
+        "<p><a href='/de/blog/jule/'>Continue Reading →</a> <a href='/de/more/'>Devamını oku</a></p>"
+        "<p>Siehe <a href='/de/spenden/'>unsere Spendenseite</a>.</p></main></body></html>"
+    )
+    md = parse_html(html, "https://x.example/de/blog/").markdown
+    for phrase in ("Weiterlesen", "Mehr erfahren", "Continue Reading", "Devamını oku"):
+        assert phrase not in md, md
+    assert "unsere Spendenseite" in md and "Jule spricht über Selbstführung." in md

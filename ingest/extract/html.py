@@ -82,6 +82,16 @@ FURNITURE_MAX_SHARE = 0.3
 MIN_REGION_SHARE = 0.2
 NOSCRIPT_MIN_CHARS = 200
 _SELF_LINK_TEXT = {"¶", "#", "§", "🔗", "link"}
+# A link that says only "read more" carries no words of its own: on a blog's index it
+# became a passage "Blog > Post title / Weiterlesen" that ranked for the post's subject
+# (12 such passages on xhain). In the callers' languages. *ours*
+_READ_MORE = re.compile(
+    r"^\W*(?:read more|read the (?:full )?(?:post|article|story)|continue reading|more|learn more|"
+    r"weiterlesen|mehr(?: lesen| erfahren)?|zum (?:artikel|beitrag)|leer más|ver más|seguir leyendo|"
+    r"devamını oku|daha fazla(?: bilgi)?|lire la suite|en savoir plus|leggi (?:di )?più|continua a leggere|"
+    r"ler mais|saiba mais|더 ?보기|자세히 ?보기)\W*$",
+    re.IGNORECASE,
+)
 # An <aside> whose text is mostly link text is navigation (a table of contents, related
 # links); otherwise it is a callout or a warning box and part of the content. *ours*
 CALLOUT_MAX_LINK_SHARE = 0.5
@@ -332,7 +342,8 @@ def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
             tag.decompose()
     for a in tags("a"):
         href = a.get("href") or ""
-        if href.startswith("#") and a.get_text(strip=True) in _SELF_LINK_TEXT:
+        text = a.get_text(" ", strip=True)
+        if href.startswith("#") and text in _SELF_LINK_TEXT or _READ_MORE.match(text):
             a.decompose()
 
 

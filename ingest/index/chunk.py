@@ -20,7 +20,10 @@ CHUNKING_VERSION = "1"
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _WORD = re.compile(r"\w")
 _EMPHASIS = re.compile(r"\*\*|__|`")
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+# A sentence ends at . ! ? or 。 before a space, but not after a lone number: "jeder 3.
+# Dienstag im Monat", "am 24. August" are one sentence (split there, the tail
+# "Dienstag im Monat um 19 Uhr)." became a passage of its own). *ours*
+_SENTENCE_END = re.compile(r"(?<!\b\d\.)(?<!\b\d\d\.)(?<=[.!?。])\s+")
 
 
 def _sections(markdown: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
