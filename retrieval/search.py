@@ -419,7 +419,7 @@ class Searcher:
             scheme, languages = self._state.businesses.lexical_of(business)
             run = self._state.sources.last_run(business)
             if self._translations.get(business, (None,))[0] != run:
-                self._translations[business] = (run, self._state.pages.translations(business))
+                self._translations[business] = (run, self._state.pages.translations(business, languages))
                 self._sizes[business] = {}
         if embedder_id is None:
             raise UnknownBusiness(

@@ -105,6 +105,34 @@ def test_chunks_pending_vectors_and_runs(state_location):
         state.close()
 
 
+def test_pages_under_language_folders_are_each_others_translations(state_location):
+    # xhain links no hreflang, but /de/participate/ and /en/participate/ are one page.
+    state = StateStore(state_location)
+    try:
+        source = state.sources.ensure("xhain", "x-hain.de")
+        urls = [
+            "https://x-hain.de/de/participate/",
+            "https://x-hain.de/en/participate/",
+            "https://x-hain.de/de/",
+            "https://x-hain.de/en/",
+            "https://x-hain.de/de/#site-wide",  # the site-wide document is no page's translation
+            "https://x-hain.de/de/blog/2016/06/24/netzwerk-grundlagen/",  # its English slug differs
+            "https://x-hain.de/en/blog/2016/06/24/networking-basics/",
+            "https://x-hain.de/fr/participate/",  # not a language of this business's pages
+        ]
+        state.chunks.add(source, [ChunkRecord(f"p{i}", url, "f", "H", 0, 10, "e") for i, url in enumerate(urls)])
+        found = state.pages.translations("xhain", ("de", "en"))
+        assert found == {
+            "https://x-hain.de/de/participate/": "https://x-hain.de/de/participate/",
+            "https://x-hain.de/en/participate/": "https://x-hain.de/de/participate/",
+            "https://x-hain.de/de/": "https://x-hain.de/de/",
+            "https://x-hain.de/en/": "https://x-hain.de/de/",
+        }
+        assert state.pages.translations("xhain") == {}  # without the languages: hreflang only
+    finally:
+        state.close()
+
+
 def test_api_keys(state_location):
     state = StateStore(state_location)
     try:

@@ -12,6 +12,7 @@ import secrets
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ingest.kb.db import Connection, connect
 from ingest.models import Fact, RunReport
@@ -182,6 +183,21 @@ class SourceRecords(_Records):
         return [RefreshHistory(*row) for row in rows]
 
 
+def language_twins(urls: list[str], languages: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Pairs of URLs that differ only in a first path segment naming one of `languages`
+    (`es-CL` names `es` and `es-cl`): the same page in two languages."""
+    codes = {lang.lower() for lang in languages if lang} | {lang.split("-")[0].lower() for lang in languages if lang}
+    by_rest: dict[tuple[str, str], list[str]] = {}
+    for url in sorted(urls):
+        parts = urlsplit(url)
+        if parts.fragment:  # the site-wide document and the contact card are no page's translation
+            continue
+        segments = parts.path.split("/")
+        if len(segments) > 1 and segments[1].lower() in codes:
+            by_rest.setdefault((parts.netloc, "/".join(segments[2:])), []).append(url)
+    return [(group[0], other) for group in by_rest.values() for other in group[1:]]
+
+
 class PageRecords(_Records):
     """Pages read, their validators, missed runs and translations."""
 
@@ -236,9 +252,12 @@ class PageRecords(_Records):
             [(source_id, url, lang, alt) for lang, alt in alternates],
         )
 
-    def translations(self, business: str) -> dict[str, str]:
+    def translations(self, business: str, languages: tuple[str, ...] = ()) -> dict[str, str]:
         """URL -> the first URL (in sort order) of the set of pages that are each other's
-        translations, over the business's hreflang links. Pages without any are absent."""
+        translations, over the business's hreflang links and, for sites without them,
+        pages whose addresses differ only in a first path segment naming one of the
+        business's `languages` (/de/participate/ and /en/participate/). Pages without any
+        are absent."""
         parent: dict[str, str] = {}
 
         def root(url: str) -> str:
@@ -251,7 +270,14 @@ class PageRecords(_Records):
             "WHERE sources.business=? AND alternates.lang != 'x-default'",  # often one page for all
             (business,),
         )
-        for url, alternate in rows:
+        pairs = list(rows)
+        if languages:
+            urls = self._db.execute(
+                "SELECT DISTINCT url FROM chunks JOIN sources ON sources.id = chunks.source_id WHERE sources.business=?",
+                (business,),
+            )
+            pairs += language_twins([u for (u,) in urls], languages)
+        for url, alternate in pairs:
             a, b = root(url), root(alternate)
             if a != b:
                 parent[max(a, b)] = min(a, b)
