@@ -2,6 +2,7 @@
 """Latency of the retrieval API (POST /v1/search) over loopback, with concurrent clients.
 
     .venv/bin/python scripts/bench_latency.py [--layout 1x2000 --layout 100x1000] [--clients 8] [--requests 2000]
+        [--site-language es]
 
 Every request asks a question not asked before (the server caches query vectors).
 For each layout (businesses x chunks each) a knowledge base is built in a temporary data
@@ -13,6 +14,10 @@ over all businesses with their own keys. Reported: client-side p50/p95/p99 and
 throughput over HTTP (query embedding with the local model included), the same search
 in-process with the query vector given (embedding excluded), the embedding alone, and
 the server's peak memory. Prints JSON; docs/benchmarks.md records it.
+
+`--site-language es` writes every business's pages in that language and asks English
+questions ("how much is the ..."): the path a caller in another language than the site
+takes (dense hits then carry their vectors for the hub penalty, retrieval/search.py).
 """
 
 from __future__ import annotations
@@ -48,10 +53,13 @@ def _percentile(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
 
 
-def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: random.Random) -> dict[str, str]:
-    """Fill state and store; returns business -> API key."""
+def build(
+    data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: random.Random, lang: str = ""
+) -> dict[str, str]:
+    """Fill state and store (pages in `lang` when given); returns business -> API key."""
     os.environ["SITEKB_DATA_DIR"] = str(data_dir)
     from ingest.kb.embed import make_embedder
+    from ingest.kb.lexical import SCHEME
     from ingest.kb.state import ChunkRecord, StateStore
     from ingest.kb.store import StoredPoint, open_store
     from ingest.settings import load_settings
@@ -66,6 +74,8 @@ def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: r
         business = f"biz{b:03d}"
         source_id = state.sources.ensure(business, f"{business}.example")
         state.businesses.set_embedder(business, embedder.id)
+        if lang:
+            state.businesses.set_lexical(business, SCHEME, {lang})
         vectors = np_rng.standard_normal((chunks, embedder.dimensions)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         points, rows = [], []
@@ -86,6 +96,7 @@ def build(data_dir: Path, businesses: int, chunks: int, vocab: list[str], rng: r
                         "position": i // 50,
                         "fingerprint": pid,
                         "embedder": embedder.id,
+                        **({"lang": lang} if lang else {}),
                     },
                 )
             )
@@ -163,6 +174,7 @@ def main() -> None:
     parser.add_argument("--layout", action="append", default=None, help="BUSINESSESxCHUNKS, e.g. 100x1000")
     parser.add_argument("--clients", type=int, action="append", default=None, help="concurrent clients (repeatable)")
     parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--site-language", default="", help="the pages' language; questions are asked in English")
     args = parser.parse_args()
     rng = random.Random(7)
     vocab = _vocabulary()
@@ -170,8 +182,13 @@ def main() -> None:
     # and a repeated question would measure the cache, not the model.
     levels = args.clients or [1, 4, 8]
     needed = 50 + args.requests * len(levels)
+    openings = ["what is the", "do you have a", "how much is the", "where can I find the", "is there a"]
     queries = list(
-        dict.fromkeys(" ".join(rng.choice(vocab) for _ in range(rng.randint(3, 8))) for _ in range(needed * 2))
+        dict.fromkeys(
+            (f"{rng.choice(openings)} " if args.site_language else "")
+            + " ".join(rng.choice(vocab) for _ in range(rng.randint(3, 8)))
+            for _ in range(needed * 2)
+        )
     )
     assert len(queries) >= needed, "the vocabulary is too small for that many distinct questions"
     results = []
@@ -179,7 +196,7 @@ def main() -> None:
         businesses, chunks = (int(x) for x in layout.split("x"))
         data_dir = Path(tempfile.mkdtemp(prefix="sitekb-latency-"))
         started = time.perf_counter()
-        keys = build(data_dir, businesses, chunks, vocab, rng)
+        keys = build(data_dir, businesses, chunks, vocab, rng, args.site_language)
         build_s = time.perf_counter() - started
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
@@ -215,6 +232,7 @@ def main() -> None:
         results.append(
             {
                 "layout": layout,
+                "site_language": args.site_language or None,
                 "chunks_total": businesses * chunks,
                 "build_s": round(build_s, 1),
                 "http_with_embedding": http,
