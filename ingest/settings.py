@@ -104,6 +104,9 @@ class Settings(BaseSettings):
     answer_check_price_out_per_mtok: float = Field(0.60, ge=0)
     answer_check_timeout_s: float = Field(3.0, gt=0)
     answer_check_passages: int = Field(3, ge=1, le=10)
+    # What answer checks may spend a day, all businesses together, within the daily caps
+    # below: searches cannot use up what ingestion needs.
+    answer_check_daily_cap_usd: float = Field(1.0, ge=0)
     # Daily spend caps in USD, per business and for the whole installation.
     daily_cap_business_usd: float = Field(3.0, ge=0)
     daily_cap_total_usd: float = Field(8.0, ge=0)

@@ -15,12 +15,14 @@ saying so (`judged_by`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from ingest.index.chunk import body_of
 from ingest.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -33,6 +35,9 @@ INSTRUCTIONS = (
 )
 MAX_PASSAGE_CHARS = 1500
 CACHE_SIZE = 4096
+# A check waits this long for the state database's write lock (an ingestion writing
+# there) before the local signals judge instead: a caller is waiting. *ours*
+LEDGER_WAIT_S = 0.5
 # Prompt tokens per passage character, for the estimate reserved before a call: cl100k
 # averages ~4 characters a token in English and ~2.5 in Korean or Turkish. *ours*
 TOKENS_PER_CHAR = 0.4
@@ -48,15 +53,14 @@ def prompt(question: str, passages: list[tuple[str, str]]) -> str:
     """passages: (heading path, text), best first."""
     parts = [f"Question: {question.strip()}", "", "Passages:"]
     for i, (heading, text) in enumerate(passages, 1):
-        body = text.split("\n\n", 1)[-1] if text.startswith(heading) else text
-        parts += [f"[{i}] {heading}".rstrip(), body[:MAX_PASSAGE_CHARS], ""]
+        parts += [f"[{i}] {heading}".rstrip(), body_of(text, heading)[:MAX_PASSAGE_CHARS], ""]
     return "\n".join(parts).rstrip()
 
 
 def verdict_of(choice) -> Verdict:
     """The model's yes/no and its probability of yes, from the first token's top
     log-probabilities when the API returns them (else 0.9 / 0.1 by the word)."""
-    said = (choice.message.content or "").strip().lower()
+    said = (choice.message.content or "").strip().lower().strip(".!")
     yes = no = 0.0
     tokens = getattr(getattr(choice, "logprobs", None), "content", None) or []
     alternatives = (getattr(tokens[0], "top_logprobs", None) or []) if tokens else []
@@ -67,8 +71,8 @@ def verdict_of(choice) -> Verdict:
             yes, no = (yes + p, no) if word == "yes" else (yes, no + p)
     if yes + no > 0:
         p_yes = yes / (yes + no)
-    elif said.startswith(("yes", "no")):
-        p_yes = 0.9 if said.startswith("yes") else 0.1
+    elif said in ("yes", "no"):
+        p_yes = 0.9 if said == "yes" else 0.1
     else:
         raise ValueError(f"the model answered {said[:40]!r}, not yes or no")
     return Verdict(answerable=p_yes >= 0.5, confidence=round(p_yes, 3))
@@ -82,7 +86,7 @@ class AnswerCheck:
         self._cache: OrderedDict[tuple, Verdict] = OrderedDict()
         self._lock = threading.Lock()
         self._client = None
-        self._local = threading.local()  # a spend guard (a state connection) per thread
+        self._idle: list = []  # spend guards (state connections) not in use: one per check at once
         self._guards: list = []
         self._warned: set[str] = set()
 
@@ -96,35 +100,56 @@ class AnswerCheck:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        from ingest.kb.embed import CreditExhausted, EmbedderError, QuotaExceeded
-        from ingest.ops.guard import BudgetExceeded
-
-        guard = self._spend_guard()
         text = prompt(question, passages)
         s = self.settings
         estimate = ((len(INSTRUCTIONS) + len(text)) * TOKENS_PER_CHAR * s.answer_check_price_in_per_mtok) / 1e6
         estimate += s.answer_check_price_out_per_mtok / 1e6
         try:
+            guard = self._take_guard()
+        except Exception as exc:  # the state database is out of reach: the search still answers
+            return self._fallback(f"the spend ledger cannot be opened ({exc})")
+        try:
+            found = self._paid_check(guard, business, text, estimate)
+        finally:
+            with self._lock:
+                self._idle.append(guard)
+        if found is not None:
+            with self._lock:
+                self._cache[key] = found
+                if len(self._cache) > CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        return found
+
+    def _paid_check(self, guard, business: str, text: str, estimate: float) -> Verdict | None:
+        from ingest.kb.embed import CreditExhausted, EmbedderError, QuotaExceeded
+        from ingest.ops.guard import BudgetExceeded
+
+        s = self.settings
+        try:
             if guard.breaker()[0] > guard.clock():
                 return self._fallback("the provider circuit breaker is open")
+            if guard.spent_today_on("answer_check") + estimate > s.answer_check_daily_cap_usd:
+                return self._fallback(
+                    f"answer checks have spent their daily cap of ${s.answer_check_daily_cap_usd:.2f} "
+                    "(SITEKB_ANSWER_CHECK_DAILY_CAP_USD)"
+                )
             with guard.spending(business, "search", "answer_check", estimate) as settle:
                 found, tokens_in, tokens_out = self._ask(text)
                 usd = (
                     tokens_in * s.answer_check_price_in_per_mtok + tokens_out * s.answer_check_price_out_per_mtok
                 ) / 1e6
                 settle(tokens_in + tokens_out, usd)
+            return found
         except BudgetExceeded as exc:
             return self._fallback(str(exc))
         except CreditExhausted as exc:
-            guard.credit_exhausted()
+            with contextlib.suppress(Exception):  # the breaker is a courtesy to the other jobs here
+                guard.credit_exhausted()
             return self._fallback(str(exc))
         except (QuotaExceeded, EmbedderError) as exc:
             return self._fallback(str(exc))
-        with self._lock:
-            self._cache[key] = found
-            if len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
-        return found
+        except Exception as exc:  # the ledger locked or unreachable: never fail the search for it
+            return self._fallback(f"the spend ledger could not be used ({type(exc).__name__}: {exc})")
 
     def _fallback(self, why: str) -> None:
         if why not in self._warned:  # once per reason, not once per call
@@ -132,16 +157,17 @@ class AnswerCheck:
             log.warning("answer check by the model skipped, the local signals judge instead: %s", why)
         return None
 
-    def _spend_guard(self):
-        """This thread's guard: a SQLite connection serves the thread that opened it, and
-        the API answers searches on a pool of threads."""
-        guard = getattr(self._local, "guard", None)
-        if guard is None:
-            from ingest.ops.guard import SpendGuard
+    def _take_guard(self):
+        """An idle spend guard, or a new one: as many as checks run at once, whatever
+        threads run them (the API's pool retires idle threads and starts new ones)."""
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        from ingest.ops.guard import SpendGuard
 
-            guard = self._local.guard = SpendGuard(self.settings, shared=True)  # closed by close()
-            with self._lock:
-                self._guards.append(guard)
+        guard = SpendGuard(self.settings, shared=True, busy_s=LEDGER_WAIT_S)  # shared: any thread uses it next
+        with self._lock:
+            self._guards.append(guard)
         return guard
 
     def _openai(self):
@@ -174,7 +200,9 @@ class AnswerCheck:
 
     def close(self) -> None:
         with self._lock:
-            guards, self._guards = self._guards, []
+            guards, self._guards, self._idle = self._guards, [], []
+            client, self._client = self._client, None
         for guard in guards:
             guard.close()
-        self._local = threading.local()
+        if client is not None:
+            client.close()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ingest.index.chunk import body_of
 from ingest.kb.embed import Embedder, make_embedder
 from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
 from ingest.kb.lexical import document_terms, query_language, query_terms
@@ -166,16 +167,18 @@ def fuse(rankings: list[tuple[list[Hit], float]], k: int = RRF_K) -> list[Hit]:
 # any language, while tokens per word differ threefold between English and Korean. *ours*
 FULLER_VERSION_RATIO = 1.5
 FULLER_VERSION_MIN_EXTRA = 3
-_STATEMENT_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+_STATEMENT_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]{4,}")  # Chinese and Japanese write no spaces
 
 
-def statements(texts: list[str]) -> int:
-    """How many sentences, list items and table rows a page's passages hold (each
-    passage's heading path left out): a size that does not depend on the language."""
+def statements(passages: list[tuple[str, str]]) -> int:
+    """How many sentences, list items and table rows a page's passages hold ((heading
+    path, text) pairs; the heading paths left out): a size that does not depend on the
+    language."""
     count = 0
-    for text in texts:
-        body = text.split("\n\n", 1)[-1]
-        count += sum(1 for part in _STATEMENT_END.split(body) if len(_WORDS.findall(part)) >= 2)
+    for heading, text in passages:
+        for part in _STATEMENT_END.split(body_of(text, heading)):
+            count += len(_WORDS.findall(part)) >= 2 or bool(_CJK_RUN.search(part))
     return count
 
 
@@ -258,7 +261,11 @@ def fewer_hubs(dense: list[Hit], lang: str, offtopic: np.ndarray, weight: float)
     """The dense ranking with each passage in another language than `lang` moved down by
     `weight` x how much closer it is to its nearest `offtopic` questions (rows of
     question vectors in `lang`) than the other such passages are; scores stay the cosines."""
-    other = [i for i, h in enumerate(dense) if h.vector is not None and h.payload.get("lang", "").split("-")[0] != lang]
+    other = [
+        i
+        for i, h in enumerate(dense)
+        if h.vector is not None and h.payload.get("lang", "").split("-")[0] not in ("", lang)  # unknown: not foreign
+    ]
     if len(other) < 2 or not len(offtopic):
         return dense
     vectors = np.asarray([dense[i].vector for i in other], dtype=np.float32)
@@ -513,12 +520,12 @@ class Searcher:
     def _offtopic_of(self, embedder: Embedder, lang: str | None) -> np.ndarray:
         """The off-topic questions' vectors in `lang` (all of them for a language they are
         not written in), embedded once per model and process."""
-        with self._lock:
-            found = self._offtopic.get(embedder.id)
-            if found is None:
-                questions = offtopic_questions()
-                vectors = embedder.embed_queries([q for _, q in questions])  # type: ignore[attr-defined]
-                found = self._offtopic[embedder.id] = (np.asarray([lang for lang, _ in questions]), vectors)
+        found = self._offtopic.get(embedder.id)
+        if found is None:  # embedded outside the lock: other searches go on meanwhile
+            questions = offtopic_questions()
+            vectors = embedder.embed_queries([q for _, q in questions])  # type: ignore[attr-defined]
+            with self._lock:
+                found = self._offtopic.setdefault(embedder.id, (np.asarray([lang for lang, _ in questions]), vectors))
         langs, vectors = found
         mine = langs == lang
         return vectors[mine] if mine.any() else vectors
@@ -529,7 +536,8 @@ class Searcher:
         sizes = self._sizes.setdefault(business, {})
         size = sizes.get(url)
         if size is None:
-            size = sizes[url] = statements([p.get("text", "") for p in store.page_chunks(business, url)])
+            passages = store.page_chunks(business, url)
+            size = sizes[url] = statements([(p.get("heading_path", ""), p.get("text", "")) for p in passages])
         return size
 
     def _query_vector(self, embedder: Embedder, query: str) -> list[float]:

@@ -6,6 +6,9 @@ question's longer words)."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from conftest import DEMO_SITE, StaticSite, crawl_env
 from fake_openai import FakeOpenAI, error_body
@@ -13,10 +16,11 @@ from fastapi.testclient import TestClient
 
 from ingest.kb.db import connect
 from ingest.kb.state import StateStore
+from ingest.ops.guard import SpendGuard
 from ingest.pipeline import run
 from ingest.settings import SettingsError, load_settings
 from retrieval.api import create_app
-from retrieval.check import Verdict, prompt
+from retrieval.check import prompt
 from retrieval.search import Searcher
 
 ANSWERED = "what is your phone number?"
@@ -70,27 +74,80 @@ def test_the_model_judges_and_each_check_is_paid_once(fake):
     assert len(paid) == 2 and all(b == "harbour" and job == "search" and usd > 0 for b, job, _, _, usd in paid)
 
 
-def test_over_the_daily_cap_the_local_signals_judge_and_nothing_is_sent(fake, monkeypatch):
-    monkeypatch.setenv("SITEKB_DAILY_CAP_BUSINESS_USD", "0")
+@pytest.mark.parametrize(
+    "cap, why",
+    [
+        ("SITEKB_DAILY_CAP_BUSINESS_USD", "would pass its daily cap"),
+        ("SITEKB_ANSWER_CHECK_DAILY_CAP_USD", "answer checks have spent their daily cap"),
+    ],
+)
+def test_over_a_daily_cap_the_local_signals_judge_and_nothing_is_sent(fake, monkeypatch, caplog, cap, why):
+    monkeypatch.setenv(cap, "0")
     with Searcher(load_settings()) as searcher:
         found = searcher.answer("harbour", ANSWERED)
     assert found.judged_by == "signals" and found.hits and fake.chats == []
+    assert why in caplog.text  # the check was tried, and the cap stopped it
 
 
-@pytest.mark.parametrize("trouble", ["server_error", "slow", "not_yes_or_no"])
-def test_a_failing_or_slow_model_leaves_the_search_answering_on_its_signals(fake, trouble):
+@pytest.mark.parametrize(
+    "trouble", ["server_error", "slow", "not_yes_or_no", "rate_limited", "out_of_credit", "breaker_open"]
+)
+def test_a_failing_slow_or_unpaid_model_leaves_the_search_answering_on_its_signals(fake, trouble, tmp_path):
+    settings = load_settings()
     if trouble == "server_error":
         fake.failures.append((500, error_body("server_error", "boom")))
     elif trouble == "slow":
         fake.chat_delay_s = 2.5  # over the 1 s timeout
-    else:
+    elif trouble == "not_yes_or_no":
         fake.verdict = "Maybe"
-    paid = _checks(load_settings())
-    with Searcher(load_settings()) as searcher:
-        found = searcher.answer("harbour", ANSWERED)
-    assert found.judged_by == "signals" and found.hits
-    assert len(fake.chats) == (0 if trouble == "server_error" else 1)  # the fake logs what it answers
-    assert _checks(load_settings()) == paid  # a failed check costs nothing in the ledger
+    elif trouble == "rate_limited":
+        fake.failures.append((429, error_body("rate_limit_exceeded", "slow down")))
+    elif trouble == "out_of_credit":
+        fake.failures.append((429, error_body("insufficient_quota", "no credit")))
+    paid = _checks(settings)
+    guard = SpendGuard(settings)
+    try:
+        if trouble == "breaker_open":
+            guard.credit_exhausted()
+        with Searcher(settings) as searcher:
+            found = searcher.answer("harbour", ANSWERED)
+        assert found.judged_by == "signals" and found.hits
+        assert fake.failures == []  # a provider error was answered: the check was made
+        assert len(fake.chats) == (1 if trouble in ("slow", "not_yes_or_no") else 0)
+        assert _checks(settings) == paid  # a failed check costs nothing in the ledger
+        # Out of credit opens the breaker for every job of this installation, as ingestion does.
+        assert (guard.breaker()[0] > time.time()) == (trouble in ("out_of_credit", "breaker_open"))
+    finally:
+        guard._db.execute("UPDATE breaker SET open_until=0 WHERE id=1")
+        guard.close()
+
+
+def test_a_locked_ledger_does_not_hold_the_search(fake):
+    # An ingestion holding the state's write lock: the check gives up within LEDGER_WAIT_S
+    # and the local signals answer, instead of waiting 30 s or failing the search.
+    settings = load_settings()
+    holder = connect(settings.state_location)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with Searcher(settings) as searcher:
+            found = searcher.answer("harbour", ANSWERED)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert found.judged_by == "signals" and found.hits and fake.chats == []
+
+
+def test_checks_from_many_threads_share_a_few_ledger_connections(fake):
+    # The API's thread pool retires idle threads and starts new ones: connections must not
+    # pile up with them.
+    settings = load_settings()
+    with Searcher(settings) as searcher:
+        for i in range(12):
+            thread = threading.Thread(target=searcher.answer, args=("harbour", f"{ANSWERED} ({i})"))
+            thread.start()
+            thread.join()
+        assert len(searcher._check._guards) == 1
+    assert len(fake.chats) == 12
 
 
 def test_the_api_says_who_judged(fake):
@@ -114,11 +171,11 @@ def test_the_check_needs_a_key(monkeypatch, tmp_path):
 
 
 def test_the_prompt_numbers_the_passages_without_repeating_their_headings():
-    text = prompt(
-        "¿Cuánto cuesta?", [("Carta > Tapas", "Carta > Tapas\n\n| Jamón | 14,00 € |"), ("Reservas", "Llámanos")]
+    passages = [
+        ("Carta > Tapas", "Carta > Tapas\n\n| Jamón | 14,00 € |"),
+        ("", "Llámanos al 954 55 27 18.\n\nAbrimos a las 12:30."),  # no heading path: all of it
+    ]
+    assert prompt("¿Cuánto cuesta?", passages) == (
+        "Question: ¿Cuánto cuesta?\n\nPassages:\n[1] Carta > Tapas\n| Jamón | 14,00 € |\n\n"
+        "[2]\nLlámanos al 954 55 27 18.\n\nAbrimos a las 12:30."
     )
-    assert (
-        text
-        == "Question: ¿Cuánto cuesta?\n\nPassages:\n[1] Carta > Tapas\n| Jamón | 14,00 € |\n\n[2] Reservas\nLlámanos"
-    )
-    assert Verdict(True, 0.9).answerable

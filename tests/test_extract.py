@@ -607,3 +607,10 @@ def test_read_more_links_are_not_content():
     for phrase in ("Weiterlesen", "Mehr erfahren", "Continue Reading", "Devamını oku"):
         assert phrase not in md, md
     assert "unsere Spendenseite" in md and "Jule spricht über Selbstführung." in md
+    # The same words inside a sentence are words of the sentence.
+    html = (
+        "<html><body><main><h1>Carta</h1><p>Our menu has <a href='/carta/'>more</a> than forty dishes; "
+        "erfahren Sie <a href='/torten/'>mehr</a> auf der Tortenseite.</p></main></body></html>"
+    )
+    md = parse_html(html, "https://x.example/").markdown
+    assert "Our menu has more than forty dishes; erfahren Sie mehr auf der Tortenseite." in md

@@ -82,19 +82,21 @@ def test_a_fuller_version_of_the_page_shown_keeps_its_ranks():
     # A complete translation says no more: one slot, as before.
     sizes = {"/en/treatments/": 22, "/tr/tedaviler/": 24}
     assert [h.id for h in one_slot_per_page(hits, translation_of, "en", sizes.get)] == ["1", "3"]
-    # The fuller version shown first: the summary adds nothing and goes.
-    assert [h.id for h in one_slot_per_page(hits[1:], translation_of, "tr", {**sizes, "/tr/tedaviler/": 40}.get)] == [
-        "2",
-        "3",
-        "4",
-    ]
+    # The fuller version shown first (a Turkish question): the summary adds nothing and goes.
+    hits = [_hit("2", "/tr/tedaviler/", "tr"), _hit("3", "/en/about/", "en"), _hit("1", "/en/treatments/", "en")]
+    sizes = {"/en/treatments/": 11, "/tr/tedaviler/": 24}
+    assert [h.id for h in one_slot_per_page(hits, translation_of, "tr", sizes.get)] == ["2", "3"]
 
 
 def test_statements_count_sentences_items_and_rows_in_any_language():
-    assert statements(["Treatments > Implants\n\nWe use Straumann. It takes three months!\n- Osstem too"]) == 3
-    assert statements(["Fiyatlar\n\n| İmplant | 22.000 TL |\n| Kron | 9.000 TL |"]) == 2
-    assert statements(["가격\n\n임플란트는 얼마예요? 상담은 무료입니다."]) == 2
-    assert statements(["Title\n\nOK."]) == 0  # a single word is no statement
+    path = "Treatments > Implants"
+    assert statements([(path, f"{path}\n\nWe use Straumann. It takes three months!\n- Osstem too")]) == 3
+    assert statements([("Fiyatlar", "Fiyatlar\n\n| İmplant | 22.000 TL |\n| Kron | 9.000 TL |")]) == 2
+    assert statements([("가격", "가격\n\n임플란트는 얼마예요? 상담은 무료입니다.")]) == 2
+    assert statements([("价格", "价格\n\n种植牙的价格是多少。咨询是免费的。周六也营业。")]) == 3  # no spaces
+    assert statements([("Title", "Title\n\nOK.")]) == 0  # a single word is no statement
+    # A passage without a heading path: its first paragraph counts too.
+    assert statements([("", "Call us on 0199 555 123.\n\nOpen daily from nine.")]) == 2
 
 
 def test_one_page_takes_at_most_three_slots_and_near_copies_one():
@@ -126,9 +128,10 @@ def test_a_passage_near_questions_on_every_subject_moves_down_in_other_languages
     # down, the passage near no off-topic question up; the cosines stay.
     assert [h.id for h in ranked] == ["menu", "english", "cookies"]
     assert [h.score for h in ranked] == [0.82, 0.825, 0.83]
-    # A passage in the question's language is never moved; one foreign passage alone has
-    # nothing to be compared with.
-    assert fewer_hubs([hub, english], "es", offtopic, weight=0.5) == [hub, english]
+    # A passage of no known language is not taken for a foreign one: beside it, one foreign
+    # passage alone has nothing to be compared with, and nothing moves.
+    unknown = hit("unknown", 0.824, "", _unit(0.1, 0, 0, 1))
+    assert fewer_hubs([hub, unknown, english], "en", offtopic, weight=0.5) == [hub, unknown, english]
     assert fewer_hubs([hub, english], "en", offtopic, weight=0.5) == [hub, english]
 
 

@@ -119,6 +119,9 @@ def test_pages_under_language_folders_are_each_others_translations(state_locatio
             "https://x-hain.de/de/blog/2016/06/24/netzwerk-grundlagen/",  # its English slug differs
             "https://x-hain.de/en/blog/2016/06/24/networking-basics/",
             "https://x-hain.de/fr/participate/",  # not a language of this business's pages
+            "https://x-hain.de/de/?page_id=5",  # plain WordPress links: the query tells pages apart
+            "https://x-hain.de/de/?page_id=9",
+            "https://x-hain.de/en/?page_id=5",
         ]
         state.chunks.add(source, [ChunkRecord(f"p{i}", url, "f", "H", 0, 10, "e") for i, url in enumerate(urls)])
         found = state.pages.translations("xhain", ("de", "en"))
@@ -127,6 +130,8 @@ def test_pages_under_language_folders_are_each_others_translations(state_locatio
             "https://x-hain.de/en/participate/": "https://x-hain.de/de/participate/",
             "https://x-hain.de/de/": "https://x-hain.de/de/",
             "https://x-hain.de/en/": "https://x-hain.de/de/",
+            "https://x-hain.de/de/?page_id=5": "https://x-hain.de/de/?page_id=5",
+            "https://x-hain.de/en/?page_id=5": "https://x-hain.de/de/?page_id=5",
         }
         assert state.pages.translations("xhain") == {}  # without the languages: hreflang only
     finally:

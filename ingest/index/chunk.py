@@ -152,6 +152,13 @@ def _pack(units: list[str], budget: int, header: str = "", joiner: str = "\n") -
     return [f"{header}\n{p}" if header else p for p in pieces]
 
 
+def body_of(text: str, heading: str) -> str:
+    """A passage's text without its heading path (Chunk.text starts with it when the
+    passage has one)."""
+    prefix = f"{heading}\n\n"
+    return text[len(prefix) :] if heading and text.startswith(prefix) else text
+
+
 def chunk_document(doc: Document, max_tokens: int) -> list[Chunk]:
     """Chunks whose full text (heading path + body) stays within `max_tokens`."""
     chunks: list[Chunk] = []

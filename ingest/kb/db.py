@@ -367,11 +367,12 @@ START_OVER = (
 )
 
 
-def connect(location: Path | str, *, shared: bool = False) -> Connection:
+def connect(location: Path | str, *, shared: bool = False, busy_s: float = 30.0) -> Connection:
     """A connection to the state database at `location` (a SQLite file's path, or a
     postgresql:// DSN), created and migrated as needed. Autocommit. SQLite: WAL, so
     readers never wait for a writer; foreign keys on; `shared=True` lets one connection
-    serve several threads (the callers serialise). A SQLite state that is damaged, or
+    serve several threads (the callers serialise); a writer waits up to `busy_s` for
+    another's lock. A SQLite state that is damaged, or
     empty beside a knowledge base's vectors, is refused with StateDamaged: starting it
     afresh would drop every API key and re-embed every page without a word."""
     if is_postgres(location):
@@ -389,7 +390,7 @@ def connect(location: Path | str, *, shared: bool = False) -> Connection:
         raise StateDamaged(f"the state database {path} is empty (0 bytes) beside a knowledge base; {START_OVER}")
     try:
         db = sqlite3.connect(
-            path, timeout=30, isolation_level=None, check_same_thread=not shared, factory=SqliteConnection
+            path, timeout=busy_s, isolation_level=None, check_same_thread=not shared, factory=SqliteConnection
         )
         if new:
             os.chmod(path, 0o600)  # SQLite gives its -wal and -shm files the same mode

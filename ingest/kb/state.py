@@ -185,17 +185,23 @@ class SourceRecords(_Records):
 
 def language_twins(urls: list[str], languages: tuple[str, ...]) -> list[tuple[str, str]]:
     """Pairs of URLs that differ only in a first path segment naming one of `languages`
-    (`es-CL` names `es` and `es-cl`): the same page in two languages."""
+    (`es-CL` names `es` and `es-cl`), the rest of the address (query included) the same:
+    the same page in two languages."""
     codes = {lang.lower() for lang in languages if lang} | {lang.split("-")[0].lower() for lang in languages if lang}
-    by_rest: dict[tuple[str, str], list[str]] = {}
+    by_rest: dict[tuple[str, str, str], dict[str, str]] = {}  # -> language folder -> its URL
     for url in sorted(urls):
         parts = urlsplit(url)
         if parts.fragment:  # the site-wide document and the contact card are no page's translation
             continue
         segments = parts.path.split("/")
         if len(segments) > 1 and segments[1].lower() in codes:
-            by_rest.setdefault((parts.netloc, "/".join(segments[2:])), []).append(url)
-    return [(group[0], other) for group in by_rest.values() for other in group[1:]]
+            rest = (parts.netloc, "/".join(segments[2:]), parts.query)
+            by_rest.setdefault(rest, {}).setdefault(segments[1].lower(), url)
+    pairs = []
+    for versions in by_rest.values():
+        first, *others = versions.values()
+        pairs += [(first, other) for other in others]
+    return pairs
 
 
 class PageRecords(_Records):

@@ -421,6 +421,13 @@ class SharedStore:
         with self._entry.lock.shared():
             return self._entry.store.search(*args, **kwargs)
 
+    def page_chunks(self, business: str, url: str) -> list[dict[str, Any]]:
+        """A page's passages in order, never read in the middle of its swap."""
+        if self._transactional:
+            return self._entry.store.page_chunks(business, url)
+        with self._entry.lock.shared():
+            return self._entry.store.page_chunks(business, url)
+
     @property
     def _transactional(self) -> bool:
         """A store whose own transactions keep searches from seeing half a swap, across

@@ -56,9 +56,10 @@ class SpendGuard:
     settings: Settings
     clock: object = time.time  # injected in tests: a callable returning epoch seconds
     shared: bool = False  # the connection may be closed (or used, serialised) from another thread
+    busy_s: float = 30.0  # how long a write waits for another's lock (SQLite)
 
     def __post_init__(self) -> None:
-        self._db = connect(self.settings.state_location, shared=self.shared)
+        self._db = connect(self.settings.state_location, shared=self.shared, busy_s=self.busy_s)
 
     def close(self) -> None:
         self._db.close()
@@ -70,6 +71,12 @@ class SpendGuard:
             query += " AND business = ?"
             params.append(business)
         return float(self._db.execute(query, params).fetchone()[0])
+
+    def spent_today_on(self, kind: str) -> float:
+        """What the whole installation spent today on one kind of paid unit."""
+        since = _day_start(self.clock())
+        row = self._db.execute("SELECT COALESCE(SUM(usd), 0) FROM spend WHERE at >= ? AND kind = ?", (since, kind))
+        return float(row.fetchone()[0])
 
     def check(self, business: str, estimate_usd: float = 0.0) -> None:
         """Raises BudgetExceeded when `estimate_usd` more would pass a daily cap."""
