@@ -107,7 +107,7 @@ class AnswerCheck:
         try:
             guard = self._take_guard()
         except Exception as exc:  # the state database is out of reach: the search still answers
-            return self._fallback(f"the spend ledger cannot be opened ({exc})")
+            return self._fallback("ledger", f"the spend ledger cannot be opened ({exc})")
         try:
             found = self._paid_check(guard, business, text, estimate)
         finally:
@@ -115,6 +115,7 @@ class AnswerCheck:
                 self._idle.append(guard)
         if found is not None:
             with self._lock:
+                self._warned.clear()  # the next failure is news again
                 self._cache[key] = found
                 if len(self._cache) > CACHE_SIZE:
                     self._cache.popitem(last=False)
@@ -127,11 +128,12 @@ class AnswerCheck:
         s = self.settings
         try:
             if guard.breaker()[0] > guard.clock():
-                return self._fallback("the provider circuit breaker is open")
+                return self._fallback("breaker", "the provider circuit breaker is open")
             if guard.spent_today_on("answer_check") + estimate > s.answer_check_daily_cap_usd:
                 return self._fallback(
+                    "cap",
                     f"answer checks have spent their daily cap of ${s.answer_check_daily_cap_usd:.2f} "
-                    "(SITEKB_ANSWER_CHECK_DAILY_CAP_USD)"
+                    "(SITEKB_ANSWER_CHECK_DAILY_CAP_USD)",
                 )
             with guard.spending(business, "search", "answer_check", estimate) as settle:
                 found, tokens_in, tokens_out = self._ask(text)
@@ -141,19 +143,23 @@ class AnswerCheck:
                 settle(tokens_in + tokens_out, usd)
             return found
         except BudgetExceeded as exc:
-            return self._fallback(str(exc))
+            return self._fallback("budget", str(exc))
         except CreditExhausted as exc:
             with contextlib.suppress(Exception):  # the breaker is a courtesy to the other jobs here
                 guard.credit_exhausted()
-            return self._fallback(str(exc))
+            return self._fallback("credit", str(exc))
         except (QuotaExceeded, EmbedderError) as exc:
-            return self._fallback(str(exc))
+            return self._fallback("provider", str(exc))
         except Exception as exc:  # the ledger locked or unreachable: never fail the search for it
-            return self._fallback(f"the spend ledger could not be used ({type(exc).__name__}: {exc})")
+            return self._fallback("ledger", f"the spend ledger could not be used ({type(exc).__name__}: {exc})")
 
-    def _fallback(self, why: str) -> None:
-        if why not in self._warned:  # once per reason, not once per call
-            self._warned.add(why)
+    def _fallback(self, kind: str, why: str) -> None:
+        """Logs the first of each kind of failure since the last check that worked (the
+        messages carry amounts and request ids: one line per failed search would flood)."""
+        with self._lock:
+            first = kind not in self._warned
+            self._warned.add(kind)
+        if first:
             log.warning("answer check by the model skipped, the local signals judge instead: %s", why)
         return None
 

@@ -179,3 +179,15 @@ def test_the_prompt_numbers_the_passages_without_repeating_their_headings():
         "Question: ¿Cuánto cuesta?\n\nPassages:\n[1] Carta > Tapas\n| Jamón | 14,00 € |\n\n"
         "[2]\nLlámanos al 954 55 27 18.\n\nAbrimos a las 12:30."
     )
+
+
+def test_a_failing_provider_is_logged_once_until_a_check_works_again(fake, caplog):
+    fake.failures += [(500, error_body("server_error", "boom 1")), (500, error_body("server_error", "boom 2"))]
+    with Searcher(load_settings()) as searcher:
+        for i in range(2):
+            assert searcher.answer("harbour", f"{ANSWERED} ({i})").judged_by == "signals"
+        assert searcher.answer("harbour", ANSWERED).judged_by == "model"
+        fake.failures.append((500, error_body("server_error", "boom 3")))
+        assert searcher.answer("harbour", f"{ANSWERED} (3)").judged_by == "signals"
+    skipped = [r.getMessage() for r in caplog.records if "answer check by the model skipped" in r.getMessage()]
+    assert len(skipped) == 2 and "boom 1" in skipped[0] and "boom 3" in skipped[1], skipped
