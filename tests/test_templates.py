@@ -125,3 +125,28 @@ def test_a_recovered_block_repeated_on_most_pages_is_template_and_a_page_specifi
     assert warning in result.documents[3].markdown
     assert result.site_document is not None and "Dr. Ayşe Demir" in result.site_document.markdown  # kept once
     assert result.report.chars_dropped >= 17 * len(bio)
+
+
+def test_the_site_wide_document_says_one_thing_a_passage_and_no_menu():
+    from ingest.index.chunk import chunk_document
+
+    chrome = (
+        "Sonnenkorn\n\n- Start\n- Sortiment\n- Blog\n- Kontakt\n\n"
+        "**Bäckerei Sonnenkorn**\nSchillerstraße 12, 79098 Freiburg\nTel. 0761 234 56 78\n\n"
+        "##### Newsletter\n\nEinmal im Monat: neue Brote, Backkurse und die Termine am Weihnachtsmarkt.\n\n"
+        "##### Folgt uns\n\n- Instagram\n- Facebook\n\n"
+        "© 2025 Bäckerei Sonnenkorn GmbH"
+    )
+    pages = [
+        Document(url=f"https://b.example/{i}/", title=f"Seite {i}", markdown=f"# Seite {i}\n\nText {i}.", chrome=chrome)
+        for i in range(5)
+    ]
+    site_doc = strip_templates(pages, pages[0].url).site_document
+    for menu_item in ("- Start", "- Sortiment", "Folgt uns", "- Instagram"):
+        assert menu_item not in site_doc.markdown, site_doc.markdown
+    passages = [c.text for c in chunk_document(site_doc, 200)]
+    assert len(passages) == 2, passages
+    address, newsletter = passages
+    assert "Schillerstraße 12" in address and "0761 234 56 78" in address and "Newsletter" not in address
+    assert newsletter.split("\n\n")[0].endswith("> Newsletter") and "Backkurse" in newsletter
+    assert "© 2025" in newsletter  # the copyright line joins the block before it, never alone

@@ -8,6 +8,7 @@ so the phone number in the footer stays answerable (R-6.3).
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 
@@ -23,6 +24,12 @@ TITLE_SEPARATORS = (" - ", " | ", " – ", " — ", " · ", " :: ", " » ")
 SITE_DOCUMENT_TITLE = "Site-wide information"
 # The site-wide document is stored under the homepage URL with this fragment.
 SITE_DOCUMENT_FRAGMENT = "#site-wide"
+# Its blocks (the address, the contact lines, a tagline, a newsletter box) become
+# passages of their own; a block of fewer words joins the next, so "© 2024 Acme" never
+# stands alone and ranks for whatever it shares a word with. *ours*
+SITE_BLOCK_MIN_WORDS = 12
+# A menu is a list of at most this many words an item, none with a digit or an "@". *ours*
+MENU_ITEM_MAX_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -117,29 +124,93 @@ def strip_templates(documents: list[Document], homepage_url: str | None = None) 
 def _site_document(
     documents: list[Document], template: frozenset[str], homepage_url: str | None, suffix: str | None
 ) -> Document | None:
-    """The template read once, from the homepage: header/footer facts in page order."""
+    """The template read once, from the homepage, in page order: each block that says
+    something (the address, the contact lines, a tagline, a newsletter box) a section of
+    its own, menus left out (issue #18: passages that each say one thing)."""
     if not documents:
         return None
     home = next((d for d in documents if d.url == homepage_url), documents[0])
     seen: set[str] = set()
-    lines: list[str] = []
-    for line in (home.chrome + "\n\n" + home.markdown).splitlines():
-        text = line.strip()
-        if not text or text in seen:
+    blocks: list[list[str]] = []
+    headings: list[str] = []  # heading lines waiting for the block they head
+    for block in re.split(r"\n\s*\n", home.chrome + "\n\n" + home.markdown):
+        kept = []
+        for line in block.splitlines():
+            text = line.strip()
+            if not text or text in seen:
+                continue
+            if text in template or (not template and text in home.chrome):
+                seen.add(text)
+                kept.append(text)
+        if not kept:
             continue
-        in_chrome_only = not template and text in home.chrome
-        if text in template or in_chrome_only:
-            seen.add(text)
-            lines.append(text)
-    if not lines:
+        if all(_HEADING_LINE.match(line) for line in kept):
+            headings = kept  # "##### Contacto" above its list; a heading above a heading replaces it
+        elif _is_menu(kept):
+            headings = []  # "##### Unsere tools:" above a list of links goes with it
+        else:
+            blocks.append(headings[-1:] + kept)
+            headings = []
+    if not blocks:
         return None
     site_name = suffix.strip(" -|–—·:»") if suffix else home.title
     return Document(
         url=home.url + SITE_DOCUMENT_FRAGMENT,
         title=f"{site_name} – {SITE_DOCUMENT_TITLE}" if site_name else SITE_DOCUMENT_TITLE,
-        markdown="\n".join(lines),
+        markdown="\n\n".join(_section(block) for block in _joined_small(blocks)),
         lang=home.lang,
     )
+
+
+_LIST_ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
+_HEADING_LINE = re.compile(r"^(?:#{1,6}\s+(.+?)\s*#*|\*\*(.+?)\*\*)$")
+_WORD = re.compile(r"\w+")
+
+
+def _is_menu(lines: list[str]) -> bool:
+    items = [line for line in lines if _LIST_ITEM.match(line)]
+    return len(items) == len(lines) and all(
+        len(_WORD.findall(item)) <= MENU_ITEM_MAX_WORDS and not re.search(r"\d|@", _LIST_ITEM.sub("", item))
+        for item in items
+    )
+
+
+_COPYRIGHT = re.compile(r"^(?:©|\(c\)|copyright)", re.IGNORECASE)
+
+
+def _joined_small(blocks: list[list[str]]) -> list[list[str]]:
+    """Blocks of fewer than SITE_BLOCK_MIN_WORDS words joined to the next one (the last
+    to the one before), and a copyright line to the block before it."""
+    joined: list[list[str]] = []
+    pending: list[str] = []
+    for block in blocks:
+        if _COPYRIGHT.match(block[0]) and (joined or pending):
+            (pending or joined[-1]).extend(block)
+            continue
+        pending += block
+        if len(_WORD.findall(" ".join(pending))) >= SITE_BLOCK_MIN_WORDS:
+            joined.append(pending)
+            pending = []
+    if pending:
+        if joined:
+            joined[-1] += pending
+        else:
+            joined.append(pending)
+    return joined
+
+
+def _section(lines: list[str]) -> str:
+    """A block as a section headed by its own heading, its short first line, or its first
+    words."""
+    match = _HEADING_LINE.match(lines[0])
+    words = lines[0].split()
+    if match:
+        heading, body = (match.group(1) or match.group(2)).strip(), lines[1:]
+    elif len(words) <= 8 and len(lines) > 1:
+        heading, body = lines[0], lines[1:]
+    else:
+        heading, body = " ".join(words[:6]) + (" …" if len(words) > 6 else ""), lines
+    return f"## {heading}\n\n" + "\n".join(body)
 
 
 def _collapse_blank_lines(text: str) -> str:
