@@ -24,12 +24,11 @@ TITLE_SEPARATORS = (" - ", " | ", " – ", " — ", " · ", " :: ", " » ")
 SITE_DOCUMENT_TITLE = "Site-wide information"
 # The site-wide document is stored under the homepage URL with this fragment.
 SITE_DOCUMENT_FRAGMENT = "#site-wide"
-# Its blocks (the address, the contact lines, a tagline, a newsletter box) become
-# passages of their own; a block of fewer words joins the next, so "© 2024 Acme" never
-# stands alone and ranks for whatever it shares a word with. *ours*
-SITE_BLOCK_MIN_WORDS = 12
-# A menu is a list of at most this many words an item, none with a digit or an "@". *ours*
-MENU_ITEM_MAX_WORDS = 4
+# Its blocks (the address, the contact lines, opening hours, a newsletter box, a menu)
+# become passages of their own. A block of fewer words joins the next, and a copyright
+# line the block before it, so "© 2024 Acme" never stands alone and ranks for whatever it
+# shares a word with (a first split into footer blocks lost figures that way). *ours*
+SITE_BLOCK_MIN_WORDS = 6
 
 
 @dataclass(frozen=True)
@@ -124,9 +123,11 @@ def strip_templates(documents: list[Document], homepage_url: str | None = None) 
 def _site_document(
     documents: list[Document], template: frozenset[str], homepage_url: str | None, suffix: str | None
 ) -> Document | None:
-    """The template read once, from the homepage, in page order: each block that says
-    something (the address, the contact lines, a tagline, a newsletter box) a section of
-    its own, menus left out (issue #18: passages that each say one thing)."""
+    """The template read once, from the homepage, in page order (R-6.3): each block (the
+    address, the contact lines, opening hours, a newsletter box, a menu) a section of its
+    own, so a passage says one thing (#18). Nothing is left out: telling a menu from a
+    list of opening hours or services takes evidence this document cannot keep stable
+    (the pages a menu names come and go between runs)."""
     if not documents:
         return None
     home = next((d for d in documents if d.url == homepage_url), documents[0])
@@ -134,23 +135,19 @@ def _site_document(
     blocks: list[list[str]] = []
     headings: list[str] = []  # heading lines waiting for the block they head
     for block in re.split(r"\n\s*\n", home.chrome + "\n\n" + home.markdown):
-        kept = []
-        for line in block.splitlines():
-            text = line.strip()
-            if not text or text in seen:
-                continue
-            if text in template or (not template and text in home.chrome):
-                seen.add(text)
-                kept.append(text)
-        if not kept:
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        lines = [t for t in lines if t in template or (not template and t in home.chrome)]
+        if not lines:
             continue
-        if all(_HEADING_LINE.match(line) for line in kept):
-            headings = kept  # "##### Contacto" above its list; a heading above a heading replaces it
-        elif _is_menu(kept):
-            headings = []  # "##### Unsere tools:" above a list of links goes with it
-        else:
-            blocks.append(headings[-1:] + kept)
-            headings = []
+        if all(_HEADING_LINE.match(line) for line in lines):
+            headings += lines  # "##### Öffnungszeiten" above its list
+            continue
+        blocks.append(headings + lines)
+        headings = []
+    if headings:
+        blocks.append(headings)
+    blocks = [[line for line in block if not (line in seen or seen.add(line))] for block in blocks]
+    blocks = [block for block in blocks if block]
     if not blocks:
         return None
     site_name = suffix.strip(" -|–—·:»") if suffix else home.title
@@ -162,19 +159,8 @@ def _site_document(
     )
 
 
-_LIST_ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
 _HEADING_LINE = re.compile(r"^(?:#{1,6}\s+(.+?)\s*#*|\*\*(.+?)\*\*)$")
 _WORD = re.compile(r"\w+")
-
-
-def _is_menu(lines: list[str]) -> bool:
-    items = [line for line in lines if _LIST_ITEM.match(line)]
-    return len(items) == len(lines) and all(
-        len(_WORD.findall(item)) <= MENU_ITEM_MAX_WORDS and not re.search(r"\d|@", _LIST_ITEM.sub("", item))
-        for item in items
-    )
-
-
 _COPYRIGHT = re.compile(r"^(?:©|\(c\)|copyright)", re.IGNORECASE)
 
 
@@ -201,16 +187,20 @@ def _joined_small(blocks: list[list[str]]) -> list[list[str]]:
 
 def _section(lines: list[str]) -> str:
     """A block as a section headed by its own heading, its short first line, or its first
-    words."""
-    match = _HEADING_LINE.match(lines[0])
+    words. Headings inside it become its text (a section of only headings would be no
+    passage at all, and "## Tel 0761 …" would be lost)."""
+    lines = [_heading_text(line) or line for line in lines]
     words = lines[0].split()
-    if match:
-        heading, body = (match.group(1) or match.group(2)).strip(), lines[1:]
-    elif len(words) <= 8 and len(lines) > 1:
+    if len(words) <= 8 and len(lines) > 1:
         heading, body = lines[0], lines[1:]
     else:
         heading, body = " ".join(words[:6]) + (" …" if len(words) > 6 else ""), lines
     return f"## {heading}\n\n" + "\n".join(body)
+
+
+def _heading_text(line: str) -> str | None:
+    match = _HEADING_LINE.match(line)
+    return (match.group(1) or match.group(2)).strip() if match else None
 
 
 def _collapse_blank_lines(text: str) -> str:
