@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -149,13 +150,15 @@ class AnswerCheck:
                 guard.credit_exhausted()
             return self._fallback("credit", str(exc))
         except (QuotaExceeded, EmbedderError) as exc:
-            return self._fallback("provider", str(exc))
+            status = re.search(r"Error code: (\d{3})", str(exc))  # a revoked key (401) after a timeout is news
+            return self._fallback(f"provider {status.group(1) if status else type(exc).__name__}", str(exc))
         except Exception as exc:  # the ledger locked or unreachable: never fail the search for it
             return self._fallback("ledger", f"the spend ledger could not be used ({type(exc).__name__}: {exc})")
 
     def _fallback(self, kind: str, why: str) -> None:
         """Logs the first of each kind of failure since the last check that worked (the
-        messages carry amounts and request ids: one line per failed search would flood)."""
+        messages carry amounts and request ids: one line per failed search would flood);
+        the provider's kinds are told apart by status (a 500, then a 401)."""
         with self._lock:
             first = kind not in self._warned
             self._warned.add(kind)

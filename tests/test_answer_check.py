@@ -189,5 +189,8 @@ def test_a_failing_provider_is_logged_once_until_a_check_works_again(fake, caplo
         assert searcher.answer("harbour", ANSWERED).judged_by == "model"
         fake.failures.append((500, error_body("server_error", "boom 3")))
         assert searcher.answer("harbour", f"{ANSWERED} (3)").judged_by == "signals"
+        fake.failures.append((401, error_body("invalid_api_key", "the key was revoked")))
+        assert searcher.answer("harbour", f"{ANSWERED} (4)").judged_by == "signals"
     skipped = [r.getMessage() for r in caplog.records if "answer check by the model skipped" in r.getMessage()]
-    assert len(skipped) == 2 and "boom 1" in skipped[0] and "boom 3" in skipped[1], skipped
+    assert len(skipped) == 3 and "boom 1" in skipped[0] and "boom 3" in skipped[1], skipped
+    assert "revoked" in skipped[2]  # another kind of failure is news, even before a check works
