@@ -130,7 +130,7 @@ class AnswerCheck:
         try:
             if guard.breaker()[0] > guard.clock():
                 return self._fallback("breaker", "the provider circuit breaker is open")
-            if guard.spent_today_on("answer_check") + estimate > s.answer_check_daily_cap_usd:
+            if guard.spent_today(kind="answer_check") + estimate > s.answer_check_daily_cap_usd:
                 return self._fallback(
                     "cap",
                     f"answer checks have spent their daily cap of ${s.answer_check_daily_cap_usd:.2f} "

@@ -64,19 +64,15 @@ class SpendGuard:
     def close(self) -> None:
         self._db.close()
 
-    def spent_today(self, business: str | None = None) -> float:
+    def spent_today(self, business: str | None = None, kind: str | None = None) -> float:
+        """What was spent today (UTC): by one business, on one kind of paid unit, or both."""
         since = _day_start(self.clock())
         query, params = "SELECT COALESCE(SUM(usd), 0) FROM spend WHERE at >= ?", [since]
-        if business is not None:
-            query += " AND business = ?"
-            params.append(business)
+        for column, value in (("business", business), ("kind", kind)):
+            if value is not None:
+                query += f" AND {column} = ?"
+                params.append(value)
         return float(self._db.execute(query, params).fetchone()[0])
-
-    def spent_today_on(self, kind: str) -> float:
-        """What the whole installation spent today on one kind of paid unit."""
-        since = _day_start(self.clock())
-        row = self._db.execute("SELECT COALESCE(SUM(usd), 0) FROM spend WHERE at >= ? AND kind = ?", (since, kind))
-        return float(row.fetchone()[0])
 
     def check(self, business: str, estimate_usd: float = 0.0) -> None:
         """Raises BudgetExceeded when `estimate_usd` more would pass a daily cap."""
