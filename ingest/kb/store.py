@@ -18,7 +18,7 @@ import hashlib
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -329,6 +329,7 @@ class QdrantServerStore(_ScrollReads):
         vectors: bool = False,
     ) -> list[Hit]:
         m = self._m
+        vectors = vectors and mode == "dense"
         if mode == "dense":
             if vector is None:
                 return []
@@ -345,14 +346,14 @@ class QdrantServerStore(_ScrollReads):
             query_filter=self._filter(business),
             limit=limit,
             with_payload=True,
-            with_vectors=[DENSE] if vectors and mode == "dense" else False,
+            with_vectors=[DENSE] if vectors else False,
         )
         return [
             Hit(
                 id=str(p.id),
                 score=float(p.score),
                 payload=dict(p.payload or {}),
-                vector=list(p.vector[DENSE]) if vectors and mode == "dense" else None,
+                vector=list(p.vector[DENSE]) if vectors else None,
             )
             for p in response.points
         ]
@@ -416,17 +417,19 @@ class SharedStore:
         return getattr(self._entry.store, name)
 
     def search(self, *args, **kwargs) -> list[Hit]:
-        if self._transactional:
-            return self._entry.store.search(*args, **kwargs)
-        with self._entry.lock.shared():
-            return self._entry.store.search(*args, **kwargs)
+        return self._read(self._entry.store.search, *args, **kwargs)
 
     def page_chunks(self, business: str, url: str) -> list[dict[str, Any]]:
         """A page's passages in order, never read in the middle of its swap."""
+        return self._read(self._entry.store.page_chunks, business, url)
+
+    def _read(self, read: Callable[..., Any], *args, **kwargs) -> Any:
+        """`read` under the shared lock, unless the store's own transactions keep it apart
+        from swaps."""
         if self._transactional:
-            return self._entry.store.page_chunks(business, url)
+            return read(*args, **kwargs)
         with self._entry.lock.shared():
-            return self._entry.store.page_chunks(business, url)
+            return read(*args, **kwargs)
 
     @property
     def _transactional(self) -> bool:
