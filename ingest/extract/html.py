@@ -343,7 +343,7 @@ def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
     for a in tags("a"):
         href = a.get("href") or ""
         text = a.get_text(" ", strip=True)
-        if href.startswith("#") and text in _SELF_LINK_TEXT or _READ_MORE.match(text) and _ends_its_block(a):
+        if (href.startswith("#") and text in _SELF_LINK_TEXT) or (_READ_MORE.match(text) and _ends_its_block(a)):
             a.decompose()
 
 
@@ -351,15 +351,14 @@ def _ends_its_block(a: Tag) -> bool:
     """A link standing alone, or closing its block after a finished sentence ("… Berlin.
     Mehr erfahren"), not one inside a sentence ("we have <a>more</a> than forty")."""
 
-    def text_of(siblings) -> str:  # other read-more links beside it do not count
-        return "".join(
-            str(s)
-            if not isinstance(s, Tag)
-            else ""
-            if s.name == "a" and _READ_MORE.match(s.get_text())
-            else s.get_text()
-            for s in siblings
-        ).strip()
+    def text_of(siblings) -> str:
+        parts = []
+        for s in siblings:
+            if not isinstance(s, Tag):
+                parts.append(str(s))
+            elif not (s.name == "a" and _READ_MORE.match(s.get_text())):  # other read-more links do not count
+                parts.append(s.get_text())
+        return "".join(parts).strip()
 
     after, before = text_of(a.next_siblings), text_of(reversed(list(a.previous_siblings)))
     return not after.strip(" →»>.…|·") and (not before or before[-1] in ".!?…:|·")

@@ -146,8 +146,13 @@ def _site_document(
         headings = []
     if headings:
         blocks.append(headings)
-    blocks = [[line for line in block if not (line in seen or seen.add(line))] for block in blocks]
-    blocks = [block for block in blocks if block]
+    unique: list[list[str]] = []  # each line once, in its first block
+    for block in blocks:
+        block = [line for line in block if line not in seen]
+        seen.update(block)
+        if block:
+            unique.append(block)
+    blocks = unique
     if not blocks:
         return None
     site_name = suffix.strip(" -|–—·:»") if suffix else home.title
