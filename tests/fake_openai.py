@@ -47,6 +47,11 @@ class FakeOpenAI:
         self._server.shutdown()
         self._server.server_close()
 
+    def use(self, monkeypatch) -> None:
+        """Point sitekb's OpenAI settings (a key, the base URL) at this server."""
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", self.base_url)
+
     @property
     def inputs_embedded(self) -> int:
         return sum(len(r) for r in self.requests)

@@ -40,8 +40,7 @@ def data_dir(tmp_path_factory):
 def fake(data_dir, monkeypatch):
     with FakeOpenAI() as server:
         monkeypatch.setenv("SITEKB_DATA_DIR", str(data_dir))
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        server.use(monkeypatch)
         monkeypatch.setenv("SITEKB_ANSWER_CHECK", "openai")
         monkeypatch.setenv("SITEKB_ANSWER_CHECK_TIMEOUT_S", "1")
         yield server

@@ -11,8 +11,7 @@ from ingest.settings import load_settings
 def fake(monkeypatch, tmp_path):
     with FakeOpenAI() as server:
         monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path))
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        server.use(monkeypatch)
         yield server
 
 

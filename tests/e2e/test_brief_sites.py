@@ -129,8 +129,7 @@ def test_write_with_a_model_under_the_spend_guard(demo_site, settings, monkeypat
     from ingest.ops.guard import SpendGuard
 
     with FakeOpenAI() as fake:
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        fake.use(monkeypatch)
         assert main(["brief", demo_site.base + "/", "--business", "acme", "--write", "--json"]) == 0
         report = json.loads(capsys.readouterr().out)
         assert report["brief"].startswith("Brief written from: home page") and "faq page" in report["brief"]

@@ -90,8 +90,7 @@ def ops(site_dir_server, settings, monkeypatch, smtp, webhook):
     monkeypatch.setenv("SITEKB_ALERT_TO", '["ops@example.com"]')
     monkeypatch.setenv("SITEKB_ALERT_WEBHOOK_URL", hook_url)
     with FakeOpenAI() as fake:
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        fake.use(monkeypatch)
         yield site, fake, smtp, received
 
 

@@ -264,8 +264,7 @@ def test_collapsed_coverage_deletes_nothing_and_says_why(site, settings, site_di
 def test_switching_embedder_re_embeds_everything_once(site, settings, monkeypatch):
     first = _run(site)
     with FakeOpenAI() as fake:
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        fake.use(monkeypatch)
         switched = _run(site)
         assert switched.embedding.model == "text-embedding-3-small"
         assert switched.chunks.deleted == first.chunks.total
