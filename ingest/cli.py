@@ -306,6 +306,7 @@ def _print_report(report: RunReport) -> None:
 
 
 def _search(args, settings) -> int:
+    from ingest.index.chunk import body_of
     from retrieval.search import Answer, Searcher, SearchHit, UnknownBusiness
 
     if args.k < 1 or args.k > 100:
@@ -353,7 +354,7 @@ def _search(args, settings) -> int:
         print(f"probably not answered by this site (confidence {answer.confidence:.2f}{judge}); the nearest passages:")
     for rank, hit in enumerate(hits, 1):
         print(f"{rank}. [{hit.score:.3f}] {hit.heading_path}\n   {hit.url}")
-        body = hit.text.split("\n\n", 1)[-1].replace("\n", " ")
+        body = body_of(hit.text, hit.heading_path).replace("\n", " ")
         print(f"   {body[:240]}{'…' if len(body) > 240 else ''}")
     return EXIT_OK
 

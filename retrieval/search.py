@@ -65,9 +65,10 @@ class Answer:
     judged_by: str = "signals"  # or "model": a chat model read the passages (retrieval.check)
 
 
-def _words(hit_text: str) -> set[str]:
-    body = hit_text.split("\n\n", 1)[-1]  # the heading path differs between copies of one passage
-    return set(_WORDS.findall(body.lower()))
+def _words(hit: SearchHit) -> set[str]:
+    """The words of a passage's body: the heading path differs between copies of one
+    passage. A passage without one is all body, its first paragraph too."""
+    return set(_WORDS.findall(body_of(hit.text, hit.heading_path).lower()))
 
 
 def collapse_near_duplicates(hits: list[SearchHit], limit: int) -> list[SearchHit]:
@@ -77,7 +78,7 @@ def collapse_near_duplicates(hits: list[SearchHit], limit: int) -> list[SearchHi
     kept: list[tuple[SearchHit, set[str]]] = []
     per_page: dict[str, int] = {}
     for hit in hits:
-        words = _words(hit.text)
+        words = _words(hit)
         if per_page.get(hit.url, 0) >= MAX_PASSAGES_PER_PAGE or any(
             words and other and len(words & other) / len(words | other) >= NEAR_DUPLICATE_JACCARD for _, other in kept
         ):

@@ -240,3 +240,22 @@ def test_a_stall_limit_shorter_than_the_heartbeat_is_refused(settings, monkeypat
     monkeypatch.setenv("SITEKB_WORKER_STALLED_S", "5")
     assert main(["status"]) == 2
     assert "worker_stalled_s must be more than worker_heartbeat_s" in capsys.readouterr().err
+
+
+def test_search_shows_a_headingless_passage_from_its_first_line(site_dir_server, settings, capsys):
+    paragraphs = [
+        "Our bakery opens at seven every morning and bakes rye bread with old sourdough.",
+        "We deliver wedding cakes anywhere in the valley for a small fee.",
+        "Call the shop before noon to order.",
+    ] + [
+        f"Our story, part {n}: the family has baked bread in this village since 19{n}0, first in a wood oven."
+        for n in range(2, 9)
+    ]
+    (site_dir_server.root_dir / "index.html").write_text(
+        "<html><body>" + "".join(f"<p>{p}</p>" for p in paragraphs) + "</body></html>"
+    )
+    assert main(["run", site_dir_server.base + "/", "--business", "plain"]) == 0
+    capsys.readouterr()
+    assert main(["search", "--business", "plain", "-k", "1", "when do you open?"]) == 0
+    shown = capsys.readouterr().out
+    assert "Our bakery opens at seven" in shown

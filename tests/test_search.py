@@ -101,12 +101,23 @@ def test_statements_count_sentences_items_and_rows_in_any_language():
 
 def test_one_page_takes_at_most_three_slots_and_near_copies_one():
     def hit(url: str, text: str) -> SearchHit:
-        return SearchHit(text=f"Heading\n\n{text}", heading_path="", url=url, title="", score=1.0, position=0)
+        return SearchHit(text=f"Heading\n\n{text}", heading_path="Heading", url=url, title="", score=1.0, position=0)
 
     hits = [hit("/ko/", f"passage number {i} of the summary page") for i in range(5)]
     hits += [hit("/tr/sss/", "sedation is offered"), hit("/tr/copy/", "passage number 0 of the summary page")]
     kept = collapse_near_duplicates(hits, 5)
     assert [h.url for h in kept] == ["/ko/", "/ko/", "/ko/", "/tr/sss/"]
+
+
+def test_passages_without_a_heading_differ_by_their_first_paragraph_too():
+    def hit(url: str, text: str) -> SearchHit:
+        return SearchHit(text=text, heading_path="", url=url, title="", score=1.0, position=0)
+
+    footer = "Bakery Sonnenkorn, Schillerstrasse 12, Freiburg"
+    prices = hit("/en/", f"A pretzel costs 0.90 euros and a rye loaf 4.20 euros.\n\n{footer}")
+    hours = hit("/en/hours/", f"We open at seven on weekdays and at eight on Sundays.\n\n{footer}")
+    copy = hit("/en/copy/", f"A pretzel costs 0.90 euros and a rye loaf 4.20 euros.\n\n{footer}")
+    assert [h.url for h in collapse_near_duplicates([prices, hours, copy], 5)] == ["/en/", "/en/hours/"]
 
 
 def _unit(*xs: float) -> list[float]:
