@@ -1,6 +1,8 @@
 """The contact card (ingest/extract/facts.py) and a page's language from its words
 (ingest/extract/language.py)."""
 
+import json
+
 from ingest.extract.facts import card_markdown, contact_card
 from ingest.extract.html import parse_html
 from ingest.extract.language import text_language
@@ -104,3 +106,59 @@ def test_a_label_stays_with_its_page_and_the_contact_page_is_the_one_shown():
     assert email.url == "https://example.de/de/contact/" and email.label == ""  # not "kurze Mail an Felix"
     # A number on its own line under a "Telefon" heading, a paragraph between them.
     assert ("phone", "+49 30-57714272") in {(f.kind, f.value) for f in contact.facts}
+
+
+def test_opening_hours_come_in_the_order_of_the_week_with_the_closed_days():
+    rows = [("Lunes", "Cerrado", ""), ("Martes", "12:30 – 16:30", "20:00 – 23:30")]
+    rows += [(day, "12:30 – 16:30", "20:00 – 00:30") for day in ("Miércoles", "Jueves", "Viernes", "Sábado")]
+    rows += [("Domingo", "12:30 – 17:00", "Cerrado")]
+    table = "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
+    body = (
+        f"<h1>Contacto</h1><h2>Horario</h2><table><tr><th>Día</th><th>Mediodía</th><th>Noche</th></tr>{table}</table>"
+        "<p>Closed 24 – 26 December.</p><p>We are closed so please call before you come.</p>"
+    )
+    doc = parse_html(page(body, lang="es"), "https://taberna.example/contacto/")
+    hours = [f.value for f in contact_card([(doc.url, doc.facts)]) if f.kind == "hours"]
+    assert [h.split()[0] for h in hours] == ["Lunes", "Martes", "Miércoles", "Jueves", "Viernes", "Sábado", "Domingo"]
+    assert hours[0] == "Lunes Cerrado"  # a day said to be closed is a fact a caller asks for
+
+
+def test_json_ld_hours_for_the_same_days_make_one_line():
+    spec = [
+        {"dayOfWeek": ["Friday", "Saturday"], "opens": "12:30", "closes": "16:30"},
+        {"dayOfWeek": ["Tuesday", "Wednesday", "Thursday"], "opens": "12:30", "closes": "16:30"},
+        {"dayOfWeek": ["Friday", "Saturday"], "opens": "20:00", "closes": "00:30"},
+        {"dayOfWeek": "Sunday", "opens": "12:30", "closes": "17:00"},
+    ]
+    ld = json.dumps(
+        {"@context": "https://schema.org", "@type": "Restaurant", "name": "T", "openingHoursSpecification": spec}
+    )
+    doc = parse_html(page("<h1>T</h1>", head=f'<script type="application/ld+json">{ld}</script>'), "https://t.example/")
+    hours = [f.value for f in contact_card([(doc.url, doc.facts)]) if f.kind == "hours"]
+    assert hours == ["Tuesday–Thursday 12:30–16:30", "Friday, Saturday 12:30–16:30, 20:00–00:30", "Sunday 12:30–17:00"]
+
+
+def test_a_homepage_states_the_business_hours_and_days_under_an_hours_heading_count():
+    home = parse_html(
+        page("<h1>Bäckerei</h1><p>Montag bis Freitag 6:30 – 18:30 Uhr, Samstag 7:00 – 14:00 Uhr.</p>"),
+        "https://baecker.example/de/",
+    )
+    post = parse_html(
+        page("<h1>Neuer Ofen</h1><p>Der Ofen brennt Montag bis Freitag 4:00 – 6:00 Uhr vor.</p>"),
+        "https://baecker.example/de/blog/ofen/",
+    )
+    bistro = parse_html(
+        page(
+            "<h1>Infos</h1><h2>Horaires</h2><ul><li>Du mardi au samedi</li><li>Midi et soir</li>"
+            "<li>Fermé le dimanche et le lundi</li></ul><h2>Accès</h2><p>Tram A, arrêt Langstross, le samedi aussi.</p>",
+            lang="fr",
+        ),
+        "https://bistro.example/infos/",
+    )
+    hours = [f.value for f in contact_card([(d.url, d.facts) for d in (home, post)]) if f.kind == "hours"]
+    assert hours == ["Montag bis Freitag 6:30 – 18:30 Uhr, Samstag 7:00 – 14:00 Uhr."]  # not the blog post's
+    # days without times under "Horaires", without the list marks; not a day named elsewhere
+    assert [f.value for f in bistro.facts if f.kind == "hours"] == [
+        "Du mardi au samedi",
+        "Fermé le dimanche et le lundi",
+    ]

@@ -107,7 +107,36 @@ _DAY = re.compile(
     r"\b(mon(day)?|tue(s|sday)?|wed(nesday)?|thu(rs|rsday)?|fri(day)?|sat(urday)?|sun(day)?|"
     r"mo|di|mi|do|fr|sa|so|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|"
     r"lun(es)?|mar(tes)?|mié(rcoles)?|jue(ves)?|vie(rnes)?|sáb(ado)?|dom(ingo)?|"
-    r"pazartesi|salı|çarşamba|perşembe|cuma|cumartesi|pazar|weekdays|daily|täglich|werktags)\b|[월화수목금토일]요일",
+    r"pazartesi|salı|çarşamba|perşembe|cuma|cumartesi|pazar|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|"
+    r"weekdays|daily|täglich|werktags)\b|[월화수목금토일]요일",
+    re.IGNORECASE,
+)
+# Each weekday's names, Monday first, in the card's languages: hours are shown in the
+# order of the week, and a day said to be closed is an opening-hours fact too.
+_WEEK = tuple(
+    names.split()
+    for names in (
+        "monday mondays mon mo montag montags lunes lun pazartesi lundi 월요일",
+        "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi 화요일",
+        "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi 수요일",
+        "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi 목요일",
+        "friday fridays fri fr freitag freitags viernes vie cuma vendredi 금요일",
+        "saturday saturdays sat sa samstag samstags sábado sáb cumartesi samedi 토요일",
+        "sunday sundays sun so sonntag sonntags domingo dom pazar dimanche 일요일",
+    )
+)
+_WEEKDAY_OF = {name: i for i, names in enumerate(_WEEK) for name in names}
+_WORD = re.compile(r"\w+", re.UNICODE)
+# A day named in full (no "so" or "do": they are words in other languages) beside a word
+# for closed: "Lunes: cerrado", "Sonntag Ruhetag", "Pazar kapalı", "일요일 휴무".
+_FULL_DAY = re.compile(
+    r"\b("
+    + "|".join(n for names in _WEEK for n in names if len(n) > 3 and not n.endswith("요일"))
+    + r")\b|[월화수목금토일]요일",
+    re.IGNORECASE,
+)
+_CLOSED = re.compile(
+    r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado)\b|휴무|휴진|휴일",
     re.IGNORECASE,
 )
 _TIME_RANGE = re.compile(
@@ -118,6 +147,7 @@ _ADDRESS_WORDS = re.compile(
     r"^\s*(address|adresse|anschrift|dirección|direccion|adres|주소|visit us|find us|so finden sie uns)\s*[:：]",
     re.IGNORECASE,
 )
+_LIST_MARK = re.compile(r"^\s*(?:[-+•·]|\d{1,2}[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _POSTCODE_LINE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+\w[\w .'-]{1,40}$")
 _STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
@@ -220,8 +250,10 @@ def _from_links(anchors, url: str) -> list[Fact]:
 
 
 def _schema_hours(spec) -> list[str]:
+    """One line per set of days, each of its ranges on it: "Tuesday–Thursday 12:30–16:30,
+    20:00–23:30", not a line for lunch and another for dinner."""
     specs = spec if isinstance(spec, list) else [spec]
-    lines = []
+    ranges: dict[str, list[str]] = {}
     for item in specs:
         if not isinstance(item, dict):
             continue
@@ -231,8 +263,24 @@ def _schema_hours(spec) -> list[str]:
         opens, closes = _clean(str(item.get("opens") or "")), _clean(str(item.get("closes") or ""))
         if not names or not (opens or closes):
             continue
-        lines.append(f"{_day_span(names)} {opens[:5]}–{closes[:5]}".strip())
-    return lines
+        found = ranges.setdefault(_day_span(names), [])
+        if f"{opens[:5]}–{closes[:5]}" not in found:
+            found.append(f"{opens[:5]}–{closes[:5]}")
+    return [f"{days} {', '.join(times)}" for days, times in ranges.items()]
+
+
+def weekday(text: str) -> int:
+    """The weekday (0 = Monday) an hours line starts with, in any of the card's
+    languages; 7 when it names none. "Daily" and "Mo–Fr" start the week."""
+    for word in _WORD.findall(text.casefold()):
+        if word in _WEEKDAY_OF:
+            return _WEEKDAY_OF[word]
+        if word in ("daily", "täglich", "weekdays", "werktags", "tous"):
+            return 0
+    for i, names in enumerate(_WEEK):  # Korean day names are written without a space before 요일's suffixes
+        if names[-1] in text:
+            return i
+    return 7
 
 
 def _day_span(names: list[str]) -> str:
@@ -365,7 +413,7 @@ def _from_text(text: str, url: str) -> list[Fact]:
     section: list[str] = []  # the heading each line stands under
     heading = ""
     for raw in text.splitlines():
-        line = _clean(re.sub(r"[*#|]", " ", raw))
+        line = _clean(_LIST_MARK.sub("", re.sub(r"[*#|]", " ", raw)))
         if not line or _TABLE_RULE.match(raw):
             continue
         if raw.lstrip().startswith("#"):
@@ -391,6 +439,8 @@ def _from_text(text: str, url: str) -> list[Fact]:
             sentence = next((part for part in re.split(r"(?<=[.!?])\s+", line) if _TIME_RANGE.search(part)), line)
             if not re.search(r"\d{4}", _TIME_RANGE.sub("", sentence)):  # not a dated event line
                 facts.append(Fact("hours", _clean(sentence, MAX_VALUE_CHARS), "", url))
+        elif _days_without_times(line, section[i]):
+            facts.append(Fact("hours", line, "", url))
         if _ADDRESS_WORDS.match(line):
             rest = _ADDRESS_WORDS.sub("", line).strip()
             if len(rest) < 10 and i + 1 < len(lines):
@@ -402,6 +452,14 @@ def _from_text(text: str, url: str) -> list[Fact]:
             if not _PHONE_WORDS.search(street) and not _EMAIL.search(street):
                 facts.append(Fact("address", f"{street}, {line}", "", url))
     return facts
+
+
+def _days_without_times(line: str, heading: str) -> bool:
+    """ "Lunes: cerrado", or "Du mardi au samedi" under "Horaires": days with no times,
+    and no date either (so every week)."""
+    if len(line) > 80 or not _FULL_DAY.search(line) or re.search(r"\d", line):
+        return False
+    return bool(_CLOSED.search(line) or (heading != line and _HOURS_WORDS.search(heading)))
 
 
 def _phone_heading(line: str) -> bool:
@@ -449,19 +507,24 @@ _CONTACT_PATH = re.compile(
     r"öffnungszeiten|horario|오시는|연락",
     re.IGNORECASE,
 )
+_HOME_PATH = re.compile(r"/?(?:[a-z]{2}(?:[-_][a-z]{2})?/?)?(?:index\.\w+)?", re.IGNORECASE)
 _LEGAL_PATH = re.compile(r"impressum|imprint|legal|aviso|kunye|künye|about|ueber|über", re.IGNORECASE)
 
 
 def _contact_rank(url: str) -> int:
-    """2 on a contact page, 1 on a legal or about page, 0 elsewhere."""
+    """2 on a contact page, 1 on a legal or about page or a homepage ("/", "/de/"),
+    0 elsewhere."""
     path = urlsplit(url).path
-    return 2 if _CONTACT_PATH.search(path) else 1 if _LEGAL_PATH.search(path) else 0
+    if _CONTACT_PATH.search(path):
+        return 2
+    return 1 if _LEGAL_PATH.search(path) or _HOME_PATH.fullmatch(path) else 0
 
 
 def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
     """The site's facts, merged over its pages: each fact once, with the number of pages
     stating it, the page it is best read on (a contact or legal page over any other),
-    structured data first, then facts the most pages state; at most MAX_PER_KIND a kind."""
+    structured data first, then facts the most pages state (hours: _hours_order); at
+    most MAX_PER_KIND a kind."""
     counts: Counter[str] = Counter()
     best: dict[str, Fact] = {}
     for _, facts in pages:
@@ -476,10 +539,17 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
                 for k, f in best.items()
                 if f.kind == kind and _the_business(f, counts[k], len(pages))
             ),
-            key=lambda f: (not f.structured, -f.pages, f.url, f.value),
+            key=_hours_order if kind == "hours" else lambda f: (not f.structured, -f.pages, f.url, f.value),
         )
         card.extend(ranked[: MAX_HOURS if kind == "hours" else MAX_PER_KIND])
     return card
+
+
+def _hours_order(fact: Fact) -> tuple:
+    """Structured hours, then a contact page's, then the homepage's, each page's in the
+    order of the week: a site says its hours in several places and languages, and the
+    card keeps MAX_HOURS lines."""
+    return (not fact.structured, -_contact_rank(fact.url), -fact.pages, fact.url, weekday(fact.value), fact.value)
 
 
 def _words(kind: str, langs: list[str]) -> str:
