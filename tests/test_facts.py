@@ -3,7 +3,7 @@
 
 import json
 
-from ingest.extract.facts import card_markdown, contact_card
+from ingest.extract.facts import card_markdown, contact_card, one_line_address
 from ingest.extract.html import parse_html
 from ingest.extract.language import text_language
 
@@ -162,3 +162,55 @@ def test_a_homepage_states_the_business_hours_and_days_under_an_hours_heading_co
         "Du mardi au samedi",
         "Fermé le dimanche et le lundi",
     ]
+
+
+def test_one_line_addresses_as_footers_write_them():
+    assert (
+        one_line_address("Rapid Flow Plumbing LLC · 2210 NW 7th St, Miami, FL 33125")
+        == "2210 NW 7th St, Miami, FL 33125"
+    )
+    assert one_line_address("Harbour Light, 12 Quay Street, Porthkerris, Cornwall TR26 1AB") == (
+        "12 Quay Street, Porthkerris, Cornwall TR26 1AB"
+    )
+    assert one_line_address("Bäckerei Sonnenkorn · Schillerstraße 12 · 79098 Freiburg") == (
+        "Schillerstraße 12, 79098 Freiburg"
+    )
+    assert one_line_address("14 rue des Tanneurs, 67000 Strasbourg") == "14 rue des Tanneurs, 67000 Strasbourg"
+    assert one_line_address("Calle Pelay y Correa, 31, 41010 Sevilla") == "Calle Pelay y Correa, 31, 41010 Sevilla"
+    for prose in ("Version 2, 2024 Edition", "We have 12 rooms, 3500 guests a year", "Plaza del Sol 3 and 2024 Madrid"):
+        assert one_line_address(prose) is None
+
+
+def test_footer_addresses_dl_hours_and_opening_times_without_an_end_reach_the_card():
+    footer = "<footer><p>Rapid Flow Plumbing LLC · 2210 NW 7th St, Miami, FL 33125</p></footer>"
+
+    def plumber(path: str, body: str) -> tuple[str, tuple]:
+        html = f"<html lang='en'><head><title>t</title></head><body><main>{body}</main>{footer}</body></html>"
+        return f"https://plumber.example{path}", parse_html(html, f"https://plumber.example{path}").facts
+
+    hours = (
+        "<h1>Contact</h1><h2>Office hours</h2><dl><dt>Monday – Friday</dt><dd>7:00 am – 6:00 pm</dd>"
+        "<dt>Saturday</dt><dd>8:00 am – 2:00 pm</dd><dt>Sunday</dt><dd>Closed</dd></dl>"
+        "<p>Every Monday from 6pm the showroom stays open late.</p><p>Groups from Monday ab 5 Personen.</p>"
+    )
+    listings = "<h1>Homes we worked on</h1><p>87 Gurr Ct, Sparks, NV 89431</p><p>3241 Edna Ct, Sparks, NV 89431</p>"
+    pages = [plumber("/", listings), plumber("/contact/", hours), plumber("/faq/", "<h1>FAQ</h1>")]
+    card = contact_card(pages)
+    assert [f.value for f in card if f.kind == "address"] == ["2210 NW 7th St, Miami, FL 33125"]  # not the listings
+    assert [f.value for f in card if f.kind == "hours"] == [
+        "Monday – Friday 7:00 am – 6:00 pm",  # a definition list reads as term and definition
+        "Every Monday from 6pm the showroom stays open late.",
+        "Saturday 8:00 am – 2:00 pm",
+        "Sunday Closed",
+    ]
+
+
+def test_the_card_does_not_depend_on_the_order_pages_were_read_in():
+    footer = "<footer><p>Tél. <a href='tel:+33388123456'>03 88 12 34 56</a> · 14 rue des Tanneurs, 67000 Strasbourg</p>"
+    footer += "<h2>Horaires</h2><ul><li>Du mardi au samedi</li><li>Fermé le dimanche et le lundi</li></ul></footer>"
+    urls = ["https://bistro.example/", "https://bistro.example/en/", "https://bistro.example/mentions-legales/"]
+    pages = [
+        (u, parse_html(f"<html lang='fr'><body><main><h1>Bistro</h1></main>{footer}</body></html>", u).facts)
+        for u in urls
+    ]
+    assert contact_card(pages) == contact_card(pages[::-1]) == contact_card([pages[1], pages[0], pages[2]])

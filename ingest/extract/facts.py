@@ -22,7 +22,7 @@ from ingest.models import Fact
 
 KINDS: tuple[str, ...] = ("phone", "whatsapp", "email", "address", "hours", "booking")
 MAX_PER_KIND = 6
-MAX_HOURS = 10  # opening hours often take a line a day
+MAX_HOURS = 12  # opening hours often take a line a day, and a site states them in several places
 MAX_VALUE_CHARS = 200
 MAX_LABEL_CHARS = 40
 # A fact found on no contact page and in no structured data is the business's when
@@ -143,11 +143,35 @@ _TIME_RANGE = re.compile(
     r"\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|to|bis|a|hasta|ile)\s*\d{1,2}(?:[:.]\d{2})?",
     re.IGNORECASE,
 )
+# An opening time without a closing one: "Montags ab 18 Uhr", "every Monday from 6pm",
+# "desde las 20:00", "18:00'den itibaren", "오후 6시부터"; the time carries a unit or
+# minutes ("ab 5 Personen" is no time).
+_TIME_FROM = re.compile(
+    r"\b(?:ab|from|desde(?: las)?|a partir de(?: las)?|à partir de|dès)\s+"
+    r"\d{1,2}(?:[:.]\d{2}\s*(?:uhr|h|am|pm|a\.m\.|p\.m\.)?|\s*(?:uhr|h|am|pm|a\.m\.|p\.m\.))(?!\w)"
+    r"|\d{1,2}[:.]\d{2}'?(?:den|dan|ten|tan) itibaren|\d{1,2}시부터",
+    re.IGNORECASE,
+)
 _ADDRESS_WORDS = re.compile(
     r"^\s*(address|adresse|anschrift|dirección|direccion|adres|주소|visit us|find us|so finden sie uns)\s*[:：]",
     re.IGNORECASE,
 )
 _LIST_MARK = re.compile(r"^\s*(?:[-+•·]|\d{1,2}[.)])\s+")
+_STREET = (
+    r"(?:stra(?:ß|ss)e|str\.|weg|platz|gasse|allee|damm|ufer|calle|c/|avenida|avda\.|carrer|paseo|plaza|rue|"
+    r"avenue|boulevard|chemin|place|quai|via|viale|piazza|rua|cad\.|caddesi|sok\.|sokak|mah\.|road|street|lane)"
+)
+_EU_ADDRESS = re.compile(
+    r"(?<![\w-])((?:(?:[^\W\d]|\d+\.\s)[^,\n·|•:;+()]{0,50}?)?" + _STREET + r"[^,\n·|•\d]{0,30}?,?\s*\d{1,4}[a-zA-Z]?"
+    r"(?:[-/]\d{1,4})?|\d{1,4}[a-zA-Z]?,?\s+" + _STREET + r"[^,\n·|•\d]{1,40}?)"
+    r"\s*[,·|•–-]?\s*((?:[A-Z]{1,2}-)?\d{4,5})\s+([^\W\d][\w'-]*(?:\s[^\W\d][\w'-]*){0,2})",
+    re.IGNORECASE,
+)
+_US_ADDRESS = re.compile(r"(?<![\w-])(\d{1,6}\s[^,\n·|•]{2,50},\s*[^,\n·|•]{2,30},?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?)\b")
+_UK_ADDRESS = re.compile(
+    r"(?<![\w-])(\d{1,4}[a-z]?\s[^,\n·|•]{2,50},\s*(?:[^,\n·|•]{2,30},\s*)?[A-Za-z .'-]{2,30}?\s+"
+    r"[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2})\b"
+)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _POSTCODE_LINE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+\w[\w .'-]{1,40}$")
 _STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
@@ -418,8 +442,14 @@ def _from_text(text: str, url: str) -> list[Fact]:
             continue
         if raw.lstrip().startswith("#"):
             heading = line
+        if raw.lstrip().startswith(":") and lines:  # a definition reads with its term: "Saturday 8:00 am – 2:00 pm"
+            lines[-1] = _clean(f"{lines[-1]} {line.lstrip(': ')}")
+            continue
         lines.append(line)
         section.append(heading)
+    # Unlabelled addresses on a homepage may be anyone's (an estate agent's listings);
+    # the business's own is in the footer, on every page.
+    home = bool(_HOME_PATH.fullmatch(urlsplit(url).path))
     for i, line in enumerate(lines):
         if len(line) > 300:
             continue
@@ -435,8 +465,9 @@ def _from_text(text: str, url: str) -> list[Fact]:
                 facts.append(Fact("phone", value, "", url))
         for match in _EMAIL.finditer(line):
             facts.append(Fact("email", match.group(1).rstrip("."), "", url))
-        if _TIME_RANGE.search(line) and (_DAY.search(line) or _HOURS_WORDS.search(line)):
-            sentence = next((part for part in re.split(r"(?<=[.!?])\s+", line) if _TIME_RANGE.search(part)), line)
+        if _times(line) and (_DAY.search(line) or _HOURS_WORDS.search(line)):
+            # the sentence with the times ("Str. 16" does not end one)
+            sentence = next((part for part in re.split(r"(?<=[.!?])\s+(?!\d)", line) if _times(part)), line)
             if not re.search(r"\d{4}", _TIME_RANGE.sub("", sentence)):  # not a dated event line
                 facts.append(Fact("hours", _clean(sentence, MAX_VALUE_CHARS), "", url))
         elif _days_without_times(line, section[i]):
@@ -446,12 +477,33 @@ def _from_text(text: str, url: str) -> list[Fact]:
             if len(rest) < 10 and i + 1 < len(lines):
                 rest = f"{rest} {lines[i + 1]}".strip()
             if any(ch.isdigit() for ch in rest):
-                facts.append(Fact("address", _clean(rest), "", url))
+                facts.append(Fact("address", one_line_address(rest) or _clean(rest), "", url))
         elif _POSTCODE_LINE.match(line) and i > 0 and _STREET_LINE.search(lines[i - 1]) and len(lines[i - 1]) <= 60:
             street = lines[i - 1]
             if not _PHONE_WORDS.search(street) and not _EMAIL.search(street):
                 facts.append(Fact("address", f"{street}, {line}", "", url))
+        elif not home and (found := one_line_address(line)):
+            facts.append(Fact("address", found, "", url))  # a homepage's own: in its footer, on every page
     return facts
+
+
+def one_line_address(text: str) -> str | None:
+    """A postal address written on one line without a label, as footers do: "2210 NW 7th
+    St, Miami, FL 33125", "12 Quay Street, Penzance TR18 4AB", "Schillerstraße 12 ·
+    79098 Freiburg", "14 rue des Tanneurs, 67000 Strasbourg". A street and a number
+    before a postcode and a capitalised place (a US state and ZIP code, a UK postcode),
+    so "Version 2, 2024 Edition" is none."""
+    match = _US_ADDRESS.search(text) or _UK_ADDRESS.search(text)
+    if match:
+        return _clean(match.group(1))
+    match = _EU_ADDRESS.search(text)
+    if match and match.group(3)[0].isupper():
+        return _clean(f"{match.group(1).strip()}, {match.group(2)} {match.group(3)}")
+    return None
+
+
+def _times(text: str) -> bool:
+    return bool(_TIME_RANGE.search(text) or _TIME_FROM.search(text))
 
 
 def _days_without_times(line: str, heading: str) -> bool:
@@ -527,7 +579,7 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
     most MAX_PER_KIND a kind."""
     counts: Counter[str] = Counter()
     best: dict[str, Fact] = {}
-    for _, facts in pages:
+    for _, facts in sorted(pages, key=lambda page: page[0]):  # the same card whatever order pages were read in
         for fact in facts:
             counts[fact.key()] += 1
             best[fact.key()] = _merge(best.get(fact.key()), fact)
@@ -547,9 +599,9 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
 
 def _hours_order(fact: Fact) -> tuple:
     """Structured hours, then a contact page's, then the homepage's, each page's in the
-    order of the week: a site says its hours in several places and languages, and the
-    card keeps MAX_HOURS lines."""
-    return (not fact.structured, -_contact_rank(fact.url), -fact.pages, fact.url, weekday(fact.value), fact.value)
+    order of the week (a day's lines as the page gives them): a site says its hours in
+    several places and languages, and the card keeps MAX_HOURS lines."""
+    return (not fact.structured, -_contact_rank(fact.url), -fact.pages, fact.url, weekday(fact.value))
 
 
 def _words(kind: str, langs: list[str]) -> str:
