@@ -307,10 +307,14 @@ def _print_report(report: RunReport) -> None:
 
 def _search(args, settings) -> int:
     from ingest.index.chunk import body_of
-    from retrieval.search import Answer, Searcher, SearchHit, UnknownBusiness
+    from retrieval.search import Answer, Searcher, SearchHit, UnknownBusiness, checked_query
 
     if args.k < 1 or args.k > 100:
         return _fail(args, "invalid", "-k must be between 1 and 100")
+    try:
+        checked_query(args.query)  # here too, before a server would refuse it in other words
+    except ValueError as exc:
+        return _fail(args, "invalid", str(exc))
     link = _server(settings, quiet=True)
     try:
         if link is not None:
@@ -331,6 +335,10 @@ def _search(args, settings) -> int:
         return _fail(args, "not_found", str(exc))
     except ValueError as exc:
         return _fail(args, "invalid", str(exc))
+    except ServerError as exc:  # the server's refusal of what this process would refuse too: the same answer
+        if exc.status in (404, 422):
+            return _fail(args, "not_found" if exc.status == 404 else "invalid", exc.detail)
+        raise
     hits = answer.hits
     if args.json:
         print(

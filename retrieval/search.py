@@ -377,6 +377,16 @@ def answer_confidence(signals: AnswerSignals, model: str | None = None) -> tuple
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, x)))), threshold
 
 
+def checked_query(query: str) -> str:
+    """The query without surrounding blanks; ValueError saying what is wrong with it."""
+    query = query.strip()
+    if not query:
+        raise ValueError("the query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ValueError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
+    return query
+
+
 class Searcher:
     """Searches any business; opens each embedder's store and model once."""
 
@@ -457,11 +467,7 @@ class Searcher:
         self, business: str, query: str, k: int = 5, mode: SearchMode = "hybrid", vector: list[float] | None = None
     ) -> Answer:
         """Top-k chunks of `business`, and whether they answer the query at all."""
-        query = query.strip()
-        if not query:
-            raise ValueError("the query is empty")
-        if len(query) > MAX_QUERY_CHARS:
-            raise ValueError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
+        query = checked_query(query)
         embedder_id, languages = self._index_of(business)
         embedder, store = self._open(embedder_id)
         if store is None:

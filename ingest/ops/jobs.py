@@ -141,7 +141,12 @@ def withdraw(settings: Settings, token: str) -> None:
 
 
 class ServerError(RuntimeError):
-    """The running server refused or failed the work; the message says why."""
+    """The running server refused or failed the work; the message says why. `status` is
+    the HTTP status of a refusal and `detail` the server's own words for it."""
+
+    def __init__(self, message: str, status: int | None = None, detail: str = "") -> None:
+        super().__init__(message)
+        self.status, self.detail = status, detail or message
 
 
 class ServerLink:
@@ -164,7 +169,12 @@ class ServerLink:
                 detail = response.json().get("detail")
             except ValueError:
                 detail = response.text[:200]
-            raise ServerError(f"the server at {self.url} refused the request ({response.status_code}): {detail}")
+            detail = _detail_text(detail)
+            raise ServerError(
+                f"the server at {self.url} refused the request ({response.status_code}): {detail}",
+                response.status_code,
+                detail,
+            )
         return response.json()
 
     def _job(self, params: dict, progress: Callable[[str, int, int], None] | None) -> Any:
@@ -196,6 +206,19 @@ class ServerLink:
     def search(self, business: str, query: str, k: int, mode: str = "hybrid") -> dict:
         """{"answerable": bool, "confidence": float, "judged_by": str, "hits": [hit dicts]}"""
         return self._call("POST", "/v1/admin/search", json={"business": business, "query": query, "k": k, "mode": mode})
+
+
+def _detail_text(detail: Any) -> str:
+    """A refusal's detail as a sentence: FastAPI's list of field errors as "query: String
+    should have at least 1 character"."""
+    if isinstance(detail, list):
+        return "; ".join(
+            f"{'.'.join(str(part) for part in e.get('loc', [])[1:])}: {e.get('msg', '')}"
+            if isinstance(e, dict)
+            else str(e)
+            for e in detail
+        )
+    return str(detail)
 
 
 def find_server(settings: Settings) -> ServerLink | None:

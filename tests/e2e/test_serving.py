@@ -4,6 +4,7 @@ every page's old or new chunks, never neither."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -84,6 +85,14 @@ def test_the_cli_hands_its_work_to_the_running_server(served, settings, demo_sit
 
     assert main(["search", "--business", "demo", "what time is check-in?", "--json"]) == 0
     assert "15:00" in capsys.readouterr().out
+    # What this process would refuse, the server's refusal says the same way: exit 2, the kind, no field dump.
+    assert main(["search", "--business", "nobody", "anything", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out)["problem"] == "not_found" and "no knowledge base for 'nobody'" in err
+    assert main(["search", "--business", "demo", "x" * 5000]) == 2
+    assert "the query is 5000 characters long; the limit is 1000" in capsys.readouterr().err
+    assert main(["search", "--business", "demo", "   "]) == 2
+    assert capsys.readouterr().err.strip() == "ingest: the query is empty"
     assert main(["keys", "create", "--business", "demo"]) == 0  # the state is shared, not locked
     secret = capsys.readouterr().out.split()[-1]
     response = httpx.post(
