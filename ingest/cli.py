@@ -269,6 +269,12 @@ def _finish_run(args, report: RunReport) -> int:
         _print_report(report)
     if report.problem:
         print(f"ingest: {report.problem}: {report.message}", file=sys.stderr)
+        if report.problem == "private":  # the sentence is the business owner's; this is the operator's way out
+            print(
+                "ingest: to crawl a site on this machine or a private network (a test, a demo), "
+                "set SITEKB_ALLOW_PRIVATE_HOSTS=true",
+                file=sys.stderr,
+            )
         return EXIT_PROBLEM
     if report.error_kind == "BusinessBusy":  # not a failure: this run did not start
         print(f"ingest: {report.error}; run again when it has finished (`ingest status`)", file=sys.stderr)
@@ -508,6 +514,12 @@ def _server(settings, quiet: bool = False):
     link = find_server(settings)
     if link is not None and not quiet:
         print(f"ingest: handing the job to the server at {link.url}, which owns {settings.data_dir}", file=sys.stderr)
+        if link.not_shared:  # the server reads its own settings for each job, not this shell's
+            print(
+                f"ingest: the server runs it with its own settings: {', '.join(link.not_shared)} as set in this "
+                "shell do not apply (set them where the server runs, or stop it)",
+                file=sys.stderr,
+            )
     return link
 
 

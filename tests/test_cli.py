@@ -259,3 +259,10 @@ def test_search_shows_a_headingless_passage_from_its_first_line(site_dir_server,
     assert main(["search", "--business", "plain", "-k", "1", "when do you open?"]) == 0
     shown = capsys.readouterr().out
     assert "Our bakery opens at seven" in shown
+
+
+def test_a_private_site_names_the_setting_that_allows_it(demo_site, settings, monkeypatch, capsys):
+    monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "false")
+    assert main(["run", demo_site.base + "/", "--business", "demo"]) == 2
+    err = capsys.readouterr().err
+    assert "ingest: private:" in err and "set SITEKB_ALLOW_PRIVATE_HOSTS=true" in err

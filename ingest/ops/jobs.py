@@ -13,6 +13,7 @@ can run jobs; the admin endpoints take that token, never a business key.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import queue
@@ -125,9 +126,29 @@ def announce(settings: Settings, url: str) -> str:
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
-        json.dump({"url": url, "pid": os.getpid(), "token": token}, handle)
+        json.dump({"url": url, "pid": os.getpid(), "token": token, "environment": environment_digests()}, handle)
     tmp.replace(path)
     return token
+
+
+def environment_digests(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's SITEKB_* variables, each as a digest of its value: a command handing
+    work to the server can tell which of its own settings the server does not share,
+    and server.json holds no secret (a database URL's password, say)."""
+    environ = os.environ if environ is None else environ
+    return {
+        name: hashlib.sha256(value.encode()).hexdigest()[:16]
+        for name, value in environ.items()
+        if name.startswith("SITEKB_")
+    }
+
+
+def settings_not_shared(server: dict[str, str] | None) -> list[str]:
+    """The SITEKB_* variables of this process that the server was started without, or
+    with another value; [] when the server did not say (an older server.json)."""
+    if server is None:
+        return []
+    return sorted(name for name, digest in environment_digests().items() if server.get(name) != digest)
 
 
 def withdraw(settings: Settings, token: str) -> None:
@@ -152,8 +173,9 @@ class ServerError(RuntimeError):
 class ServerLink:
     """The client side: hands work to the `ingest serve` that owns this data folder."""
 
-    def __init__(self, url: str, token: str) -> None:
+    def __init__(self, url: str, token: str, environment: dict[str, str] | None = None) -> None:
         self.url = url.rstrip("/")
+        self.not_shared = settings_not_shared(environment)  # this shell's settings the server runs without
         self._client = httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
 
     def close(self) -> None:
@@ -226,7 +248,8 @@ def find_server(settings: Settings) -> ServerLink | None:
     try:
         info = json.loads(server_file(settings).read_text())
         url, token, pid = info["url"], info["token"], int(info["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
+        environment = info.get("environment")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if pid == os.getpid():
         return None  # this process is the server: it opens the stores itself
@@ -236,7 +259,7 @@ def find_server(settings: Settings) -> ServerLink | None:
         return None  # a server that died without cleaning up
     except PermissionError:
         pass
-    link = ServerLink(url, token)
+    link = ServerLink(url, token, environment if isinstance(environment, dict) else None)
     try:
         link._call("GET", "/v1/admin/ping")
     except ServerError:

@@ -77,11 +77,12 @@ def served(settings):
         yield int(base.rsplit(":", 1)[1])
 
 
-def test_the_cli_hands_its_work_to_the_running_server(served, settings, demo_site, capsys):
+def test_the_cli_hands_its_work_to_the_running_server(served, settings, demo_site, capsys, monkeypatch):
     assert server_file(settings).exists()
     assert main(["run", demo_site.base + "/", "--business", "demo"]) == 0
     out, err = capsys.readouterr()
     assert "handing the job to the server at" in err and "chunks:" in out
+    assert "do not apply" not in err  # the server was started with this shell's settings
 
     assert main(["search", "--business", "demo", "what time is check-in?", "--json"]) == 0
     assert "15:00" in capsys.readouterr().out
@@ -102,6 +103,12 @@ def test_the_cli_hands_its_work_to_the_running_server(served, settings, demo_sit
     )
     assert response.status_code == 200 and response.json()["hits"]
 
+    monkeypatch.setenv("SITEKB_MAX_PAGES", "3")  # set after the server started: it runs without it
+    monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "true")  # as the server has it
+    assert main(["run", demo_site.base + "/", "--business", "demo"]) == 0
+    err = capsys.readouterr().err
+    assert "SITEKB_MAX_PAGES as set in this shell do not apply" in err and "ALLOW_PRIVATE" not in err
+    monkeypatch.delenv("SITEKB_MAX_PAGES")
     assert main(["resync", "--due", "--json"]) == 0  # nothing is due a minute after a run
     assert capsys.readouterr().out.strip() == "[]"
     assert main(["run", "http://127.0.0.1:9/", "--business", "nothing"]) == 2  # a site problem, from the server
