@@ -24,6 +24,8 @@ def test_links_give_phone_email_and_whatsapp_with_their_labels():
     assert ("phone", "+49 30 123456", "Reception") in facts  # as the page writes it, labelled by the words before
     assert ("email", "hallo@example.de", "") in facts  # the subject is not part of the address
     assert ("whatsapp", "+4915112345678", "WhatsApp") in facts
+    prose = parse_html(page('<p>We answer <a href="mailto:info@example.de">emails</a> faster.</p>'), "https://e.de/")
+    assert ("email", "info@example.de", "") in {(f.kind, f.value, f.label) for f in prose.facts}  # "emails" is no label
 
 
 def test_json_ld_gives_address_hours_and_contact_points():

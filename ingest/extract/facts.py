@@ -225,7 +225,8 @@ def _short_label(text: str) -> str:
     label = " ".join(label.split()).strip(" :|·-–,;()")
     if not label or len(label) > MAX_LABEL_CHARS or sum(ch.isdigit() for ch in label) > 2:
         return ""
-    return "" if label.lower().strip(" .:") in _KIND_WORDS else label
+    word = label.lower().strip(" .:")
+    return "" if word in _KIND_WORDS or (word.endswith("s") and word[:-1] in _KIND_WORDS) else label  # "emails"
 
 
 def _label_near(tag) -> str:
@@ -237,6 +238,8 @@ def _label_near(tag) -> str:
             return label
     parent = tag.parent
     own = tag.get_text(" ", strip=True)
+    if own and not _PHONE.search(own) and not _EMAIL.search(own):
+        return ""  # a link in words ("answering <a>emails</a>"): the words before it are a sentence, no label
     if parent is not None and own:
         before = parent.get_text("\n", strip=True).split(own)[0]
         pieces = [p for p in re.split(r"[\n|·•]", before) if p.strip()]
