@@ -26,6 +26,8 @@ def test_links_give_phone_email_and_whatsapp_with_their_labels():
     assert ("whatsapp", "+4915112345678", "WhatsApp") in facts
     prose = parse_html(page('<p>We answer <a href="mailto:info@example.de">emails</a> faster.</p>'), "https://e.de/")
     assert ("email", "info@example.de", "") in {(f.kind, f.value, f.label) for f in prose.facts}  # "emails" is no label
+    bistro = parse_html(page('<p>Tél. <a href="tel:+33388123456">03 88 12 34 56</a></p>', lang="fr"), "https://b.fr/")
+    assert ("phone", "03 88 12 34 56", "") in {(f.kind, f.value, f.label) for f in bistro.facts}  # nor is "Tél."
 
 
 def test_json_ld_gives_address_hours_and_contact_points():

@@ -204,6 +204,10 @@ def _plausible_phone(text: str) -> str | None:
 _KIND_WORDS = {w.lower() for labels in LABELS.values() for w in labels.values()} | {
     "tel",
     "tel.",
+    "tél",
+    "tfno",
+    "telf",
+    "tlf",
     "phone",
     "telephone",
     "telefonnummer",
