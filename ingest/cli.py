@@ -516,8 +516,8 @@ def _server(settings, quiet: bool = False):
         print(f"ingest: handing the job to the server at {link.url}, which owns {settings.data_dir}", file=sys.stderr)
         if link.not_shared:  # the server reads its own settings for each job, not this shell's
             print(
-                f"ingest: the server runs it with its own settings: {', '.join(link.not_shared)} as set in this "
-                "shell do not apply (set them where the server runs, or stop it)",
+                f"ingest: the server runs it with its own settings: {', '.join(link.not_shared)} as set here "
+                "do not apply (set them where the server runs, or stop it)",
                 file=sys.stderr,
             )
     return link

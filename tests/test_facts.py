@@ -218,3 +218,67 @@ def test_the_card_does_not_depend_on_the_order_pages_were_read_in():
         for u in urls
     ]
     assert contact_card(pages) == contact_card(pages[::-1]) == contact_card([pages[1], pages[0], pages[2]])
+
+
+def test_no_address_from_taglines_and_titles_and_every_part_of_a_real_one():
+    for prose in (
+        "© 2024 Rapid Flow Plumbing LLC, Miami, FL 33125",
+        "Over 30 years serving Orange County, Irvine, CA 92618",
+        "True Crime Season 3, 2021 Netflix",
+        "Trivia Night 12, 2024 Champions",
+        "Olivia, 25, 2019 Miss Bolivia",
+    ):
+        assert one_line_address(prose) is None, prose
+    assert one_line_address("© 2000- 2026 B & H Foto Corp. 420 9th Ave, New York, NY 10001") == (
+        "420 9th Ave, New York, NY 10001"
+    )
+    assert (
+        one_line_address("2210 NW 7th St, Suite 200, Miami, FL 33125") == "2210 NW 7th St, Suite 200, Miami, FL 33125"
+    )
+    assert one_line_address("221B Baker Street, London NW1 6XE") == "221B Baker Street, London NW1 6XE"
+    assert one_line_address("Kalverstraat 92, 1012 PH Amsterdam") == "Kalverstraat 92, 1012 PH Amsterdam"
+    labelled = parse_html(
+        page(
+            "<h1>Kontakt</h1><p>Adresse: Hinterhaus, 2. OG, Hauptstraße 5, 79098 Freiburg. Die Tram hält vor der Tür.</p>"
+        ),
+        "https://e.de/kontakt/",
+    )
+    assert [f.value for f in labelled.facts if f.kind == "address"] == [
+        "Hinterhaus, 2. OG, Hauptstraße 5, 79098 Freiburg"
+    ]
+
+
+def test_hours_lines_that_are_not_every_week_stay_off_the_card():
+    body = (
+        "<h1>Contact</h1><p>Mo. - Fr. 9:00 - 18:00 Uhr</p><p>Closed this Saturday for a private event – sorry!</p>"
+        "<p>Kids eat free every Sunday from 5pm!</p><p>Happy hour Monday to Friday from 4pm</p>"
+        "<p>Closed on Sundays and public holidays</p><p>Domingos cerrado</p>"
+        "<p>Smile</p><p>:) see you soon on Monday 9-5</p>"
+    )
+    doc = parse_html(page(body, lang="en"), "https://e.example/contact/")
+    hours = [f.value for f in doc.facts if f.kind == "hours"]
+    assert hours[:3] == ["Mo. - Fr. 9:00 - 18:00 Uhr", "Closed on Sundays and public holidays", "Domingos cerrado"]
+    assert not any("Smile" in h for h in hours)  # a line starting with ":" is no definition unless written as one
+
+
+def test_a_contact_page_gives_the_week_in_order_and_two_letter_folders_are_not_homepages():
+    hours = "<h1>Kontakt</h1><p>Montag – Freitag 9:00 – 18:00</p><p>Samstag 9:00 – 13:00</p><p>Sonntag Ruhetag</p>"
+    menu = "<h1>Speisekarte</h1><p>Sonntag Ruhetag</p>"
+    press = "<h1>Presse</h1><p>Pressekontakt: Agentur Müller, Tel. 089 7654321</p>"
+    urls_bodies = [("/kontakt/", hours), ("/karte/", menu), ("/karte/mittag/", menu), ("/pr/", press)]
+    pages = [(f"https://e.de{u}", parse_html(page(b), f"https://e.de{u}").facts) for u, b in urls_bodies]
+    card = contact_card(pages)
+    assert [f.value for f in card if f.kind == "hours"] == [
+        "Montag – Freitag 9:00 – 18:00",
+        "Samstag 9:00 – 13:00",
+        "Sonntag Ruhetag",  # said on three pages, still after Saturday
+    ]
+    assert "089 7654321" not in [f.value for f in card]  # /pr/ is a press page, not a homepage
+    home = parse_html(
+        "<html lang='de'><body><main><h1>Bäckerei</h1><p>Brot seit 1901.</p></main>"
+        "<footer><p>Bäckerei Sonnenkorn · Schillerstraße 12 · 79098 Freiburg</p></footer></body></html>",
+        "https://e.de/",
+    )
+    assert [f.value for f in contact_card([(home.url, home.facts)]) if f.kind == "address"] == [
+        "Schillerstraße 12, 79098 Freiburg"  # a one-page site: its footer's address
+    ]

@@ -100,15 +100,7 @@ _PHONE_WORDS = re.compile(
 _FAX = re.compile(r"\bfax\b", re.IGNORECASE)
 _HOURS_WORDS = re.compile(
     r"\b(opening hours|open|hours|öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
-    r"horaires|ouvert)\b|영업시간|운영시간",
-    re.IGNORECASE,
-)
-_DAY = re.compile(
-    r"\b(mon(day)?|tue(s|sday)?|wed(nesday)?|thu(rs|rsday)?|fri(day)?|sat(urday)?|sun(day)?|"
-    r"mo|di|mi|do|fr|sa|so|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|"
-    r"lun(es)?|mar(tes)?|mié(rcoles)?|jue(ves)?|vie(rnes)?|sáb(ado)?|dom(ingo)?|"
-    r"pazartesi|salı|çarşamba|perşembe|cuma|cumartesi|pazar|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|"
-    r"weekdays|daily|täglich|werktags)\b|[월화수목금토일]요일",
+    r"horaires|ouvert|orari|aperto|openingstijden|geopend)\b|영업시간|운영시간|진료\s*시간",
     re.IGNORECASE,
 )
 # Each weekday's names, Monday first, in the card's languages: hours are shown in the
@@ -116,31 +108,37 @@ _DAY = re.compile(
 _WEEK = tuple(
     names.split()
     for names in (
-        "monday mondays mon mo montag montags lunes lun pazartesi lundi 월요일",
-        "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi 화요일",
-        "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi 수요일",
-        "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi 목요일",
-        "friday fridays fri fr freitag freitags viernes vie cuma vendredi 금요일",
-        "saturday saturdays sat sa samstag samstags sábado sáb cumartesi samedi 토요일",
-        "sunday sundays sun so sonntag sonntags domingo dom pazar dimanche 일요일",
+        "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag 월요일 월",
+        "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag 화요일 화",
+        "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag 수요일 수",
+        "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag 목요일 목",
+        "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag 금요일 금",
+        "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
+        "토요일 토",
+        "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag 일요일 일",
     )
 )
 _WEEKDAY_OF = {name: i for i, names in enumerate(_WEEK) for name in names}
+_DAY = re.compile(
+    r"\b("
+    + "|".join(sorted((n for names in _WEEK for n in names if n.isascii() or len(n) > 1), key=len, reverse=True))
+    + r"|weekdays|daily|täglich|werktags)\b|[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"\w+", re.UNICODE)
 # A day named in full (no "so" or "do": they are words in other languages) beside a word
 # for closed: "Lunes: cerrado", "Sonntag Ruhetag", "Pazar kapalı", "일요일 휴무".
 _FULL_DAY = re.compile(
-    r"\b("
-    + "|".join(n for names in _WEEK for n in names if len(n) > 3 and not n.endswith("요일"))
-    + r")\b|[월화수목금토일]요일",
+    r"\b(" + "|".join(n for names in _WEEK for n in names if len(n) > 3) + r")\b|[월화수목금토일]요일",
     re.IGNORECASE,
 )
 _CLOSED = re.compile(
-    r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado)\b|휴무|휴진|휴일",
+    r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten)\b|"
+    r"휴무|휴진|휴일",
     re.IGNORECASE,
 )
 _TIME_RANGE = re.compile(
-    r"\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|to|bis|a|hasta|ile)\s*\d{1,2}(?:[:.]\d{2})?",
+    r"\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|to|bis|a|hasta|ile)\s*\d{1,2}(?:[:.]\d{2})?",
     re.IGNORECASE,
 )
 # An opening time without a closing one: "Montags ab 18 Uhr", "every Monday from 6pm",
@@ -152,14 +150,45 @@ _TIME_FROM = re.compile(
     r"|\d{1,2}[:.]\d{2}'?(?:den|dan|ten|tan) itibaren|\d{1,2}시부터",
     re.IGNORECASE,
 )
+# A sentence ends at "!" or "?", or at a full stop after a word of three letters or
+# more, a digit or "am"/"pm", before a letter: "Mo. - Fr." and "Str. 16" go on. *ours*
+_SENTENCE_END = re.compile(r"(?:(?<=[!?])|(?<=\w\w\w\.)|(?<=\d\.)|(?<=\s[ap]m\.))\s+(?=[^\W\d_])")
+_EVERY = {"every", "each", "immer", "jeden", "jede", "todos", "cada", "chaque", "tous", "ogni", "elke", "her"}
+_HOLIDAYS = {
+    "public",
+    "holidays",
+    "holiday",
+    "feiertag",
+    "feiertags",
+    "feiertagen",
+    "festivos",
+    "festivo",
+    "fériés",
+    "jours",
+    "tatil",
+    "tatillerde",
+    "bayram",
+    "bayramlarda",
+    "festivi",
+    "feestdagen",
+    "공휴일",
+}
 _ADDRESS_WORDS = re.compile(
     r"^\s*(address|adresse|anschrift|dirección|direccion|adres|주소|visit us|find us|so finden sie uns)\s*[:：]",
     re.IGNORECASE,
 )
+_DEFINITION = re.compile(r"^\s*:\s{2,}\S")  # markdownify's "term\n:   definition"
 _LIST_MARK = re.compile(r"^\s*(?:[-+•·]|\d{1,2}[.)])\s+")
 _STREET = (
-    r"(?:stra(?:ß|ss)e|str\.|weg|platz|gasse|allee|damm|ufer|calle|c/|avenida|avda\.|carrer|paseo|plaza|rue|"
-    r"avenue|boulevard|chemin|place|quai|via|viale|piazza|rua|cad\.|caddesi|sok\.|sokak|mah\.|road|street|lane)"
+    r"(?:(?:stra(?:ß|ss)e|str\.|weg|platz|gasse|allee|damm|ufer|straat|laan|plein|gracht|kade|steeg)"
+    r"|\b(?:calle|c/|avenida|avda\.|carrer|paseo|plaza|rue|avenue|boulevard|chemin|place|quai|via|viale|piazza|rua|"
+    r"cad\.|caddesi|sok\.|sokak|mah\.|road|street|lane)\b)"
+)
+# The first part of a US or UK address: a number and a street ("2210 NW 7th St", "221B Baker Street").
+_US_STREET = (
+    r"\d{1,6}[A-Za-z]?\s(?:(?!\d+\s)[^,\n·|•]){0,40}?\b(?:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|"
+    r"lane|way|ct|court|pl|place|pkwy|parkway|hwy|highway|cir|circle|ter|terrace|trl|trail|sq|square|row|close|"
+    r"crescent|gardens|mews|hill|walk|grove)\b\.?(?:\s+[NSEW]{1,2}\b)?"
 )
 _EU_ADDRESS = re.compile(
     r"(?<![\w-])((?:(?:[^\W\d]|\d+\.\s)[^,\n·|•:;+()]{0,50}?)?" + _STREET + r"[^,\n·|•\d]{0,30}?,?\s*\d{1,4}[a-zA-Z]?"
@@ -167,10 +196,17 @@ _EU_ADDRESS = re.compile(
     r"\s*[,·|•–-]?\s*((?:[A-Z]{1,2}-)?\d{4,5})\s+([^\W\d][\w'-]*(?:\s[^\W\d][\w'-]*){0,2})",
     re.IGNORECASE,
 )
-_US_ADDRESS = re.compile(r"(?<![\w-])(\d{1,6}\s[^,\n·|•]{2,50},\s*[^,\n·|•]{2,30},?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?)\b")
+_US_ADDRESS = re.compile(
+    r"(?<![\w-])("
+    + _US_STREET
+    + r"(?:,?\s*(?:suite|ste\.?|apt\.?|unit|#)\s*[\w-]+)?,\s*[^,\n·|•]{2,30},?\s+(?-i:[A-Z]{2})\s+"
+    r"\d{5}(?:-\d{4})?)\b",
+    re.IGNORECASE,
+)
 _UK_ADDRESS = re.compile(
-    r"(?<![\w-])(\d{1,4}[a-z]?\s[^,\n·|•]{2,50},\s*(?:[^,\n·|•]{2,30},\s*)?[A-Za-z .'-]{2,30}?\s+"
-    r"[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2})\b"
+    r"(?<![\w-])(" + _US_STREET + r",\s*(?:[^,\n·|•]{2,30},\s*)?[A-Za-z .'-]{2,30}?\s+"
+    r"(?-i:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}))\b",
+    re.IGNORECASE,
 )
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _POSTCODE_LINE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+\w[\w .'-]{1,40}$")
@@ -435,9 +471,10 @@ def _from_microdata(tags, url: str) -> list[Fact]:
     return facts
 
 
-def _from_text(text: str, url: str) -> list[Fact]:
+def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
     """Labelled lines: a phone word before a number, an hours word or day name before a
-    time range, an address word, or a street line followed by a postcode line."""
+    time range, an address word, or a street line followed by a postcode line. `chrome`:
+    the text is the page's header and footer."""
     facts: list[Fact] = []
     # A table row reads as its cells: "| Cuma | 09:00 – 19:00 |" -> "Cuma 09:00 – 19:00".
     lines: list[str] = []
@@ -449,14 +486,14 @@ def _from_text(text: str, url: str) -> list[Fact]:
             continue
         if raw.lstrip().startswith("#"):
             heading = line
-        if raw.lstrip().startswith(":") and lines:  # a definition reads with its term: "Saturday 8:00 am – 2:00 pm"
+        if _DEFINITION.match(raw) and lines:  # a definition reads with its term: "Saturday 8:00 am – 2:00 pm"
             lines[-1] = _clean(f"{lines[-1]} {line.lstrip(': ')}")
             continue
         lines.append(line)
         section.append(heading)
     # Unlabelled addresses on a homepage may be anyone's (an estate agent's listings);
     # the business's own is in the footer, on every page.
-    home = bool(_HOME_PATH.fullmatch(urlsplit(url).path))
+    home = not chrome and _homepage(urlsplit(url).path)
     for i, line in enumerate(lines):
         if len(line) > 300:
             continue
@@ -473,10 +510,13 @@ def _from_text(text: str, url: str) -> list[Fact]:
         for match in _EMAIL.finditer(line):
             facts.append(Fact("email", match.group(1).rstrip("."), "", url))
         if _times(line) and (_DAY.search(line) or _HOURS_WORDS.search(line)):
-            # the sentence with the times ("Str. 16" does not end one)
-            sentence = next((part for part in re.split(r"(?<=[.!?])\s+(?!\d)", line) if _times(part)), line)
-            if not re.search(r"\d{4}", _TIME_RANGE.sub("", sentence)):  # not a dated event line
+            sentences = _SENTENCE_END.split(line)
+            sentence = next((part for part in sentences if _times(part)), line)
+            if not re.search(r"\d{4}", _TIME_RANGE.sub("", sentence)) and _regular_times(sentence):
                 facts.append(Fact("hours", _clean(sentence, MAX_VALUE_CHARS), "", url))
+            for part in sentences:  # "… to 4 pm. We are closed on Sundays."
+                if part != sentence and _CLOSED.search(part) and _days_without_times(part, ""):
+                    facts.append(Fact("hours", _clean(part, MAX_VALUE_CHARS), "", url))
         elif _days_without_times(line, section[i]):
             facts.append(Fact("hours", line, "", url))
         if _ADDRESS_WORDS.match(line):
@@ -484,7 +524,8 @@ def _from_text(text: str, url: str) -> list[Fact]:
             if len(rest) < 10 and i + 1 < len(lines):
                 rest = f"{rest} {lines[i + 1]}".strip()
             if any(ch.isdigit() for ch in rest):
-                facts.append(Fact("address", one_line_address(rest) or _clean(rest), "", url))
+                match = _address_match(rest)  # the address, not the sentence after it; what comes before stays
+                facts.append(Fact("address", _clean(rest[: match.end()] if match else rest), "", url))
         elif _POSTCODE_LINE.match(line) and i > 0 and _STREET_LINE.search(lines[i - 1]) and len(lines[i - 1]) <= 60:
             street = lines[i - 1]
             if not _PHONE_WORDS.search(street) and not _EMAIL.search(street):
@@ -500,23 +541,50 @@ def one_line_address(text: str) -> str | None:
     79098 Freiburg", "14 rue des Tanneurs, 67000 Strasbourg". A street and a number
     before a postcode and a capitalised place (a US state and ZIP code, a UK postcode),
     so "Version 2, 2024 Edition" is none."""
+    match = _address_match(text)
+    if match is None:
+        return None
+    if match.re is _EU_ADDRESS:
+        return _clean(f"{match.group(1).strip()}, {match.group(2)} {match.group(3)}")
+    return _clean(match.group(1))
+
+
+def _address_match(text: str) -> re.Match | None:
     match = _US_ADDRESS.search(text) or _UK_ADDRESS.search(text)
     if match:
-        return _clean(match.group(1))
+        return match
     match = _EU_ADDRESS.search(text)
-    if match and match.group(3)[0].isupper():
-        return _clean(f"{match.group(1).strip()}, {match.group(2)} {match.group(3)}")
-    return None
+    return match if match and match.group(3)[0].isupper() else None
 
 
 def _times(text: str) -> bool:
     return bool(_TIME_RANGE.search(text) or _TIME_FROM.search(text))
 
 
+def _regular_times(sentence: str) -> bool:
+    """A time range, or an opening time said of a day or of opening ("Every Monday from
+    6pm", "Geöffnet ab 18 Uhr"); not "Kids eat free every Sunday from 5pm"."""
+    if _TIME_RANGE.search(sentence):
+        return True
+    words = _WORD.findall(sentence.casefold())
+    while words and words[0] in _EVERY:
+        words = words[1:]
+    return bool(words and (words[0] in _WEEKDAY_OF or _HOURS_WORDS.search(sentence)))
+
+
+def _few_other_words(line: str) -> bool:
+    """A line that says days and closed and little else: "Lunes: cerrado", "Fermé le
+    dimanche et le lundi", "Closed on Sundays and public holidays"; not "Closed this
+    Saturday for a private event" (once, not every week)."""
+    rest = _FULL_DAY.sub(" ", _CLOSED.sub(" ", re.sub(r"\([^)]*\)", " ", line)))
+    words = [w for w in _WORD.findall(rest.casefold()) if len(w) > 3 and w not in _WEEKDAY_OF and w not in _HOLIDAYS]
+    return len(words) <= 1
+
+
 def _days_without_times(line: str, heading: str) -> bool:
     """ "Lunes: cerrado", or "Du mardi au samedi" under "Horaires": days with no times,
     and no date either (so every week)."""
-    if len(line) > 80 or not _FULL_DAY.search(line) or re.search(r"\d", line):
+    if len(line) > 80 or not _FULL_DAY.search(line) or re.search(r"\d", line) or not _few_other_words(line):
         return False
     return bool(_CLOSED.search(line) or (heading != line and _HOURS_WORDS.search(heading)))
 
@@ -530,11 +598,11 @@ def tag_facts(anchors, scripts, itemprops, url: str) -> list[Fact]:
     return _from_links(anchors, url) + _from_json_ld(scripts, url) + _from_microdata(itemprops, url)
 
 
-def page_facts(found: list[Fact], text: str, url: str) -> tuple[Fact, ...]:
-    """A page's facts: `found` by tag_facts and those its text (main content and
-    chrome, as Markdown) states, each once."""
+def page_facts(found: list[Fact], markdown: str, chrome: str, url: str) -> tuple[Fact, ...]:
+    """A page's facts: `found` by tag_facts and those its text (main content and chrome,
+    as Markdown) states, each once."""
     unique: dict[str, Fact] = {}
-    for fact in found + _from_text(text, url):
+    for fact in found + _from_text(markdown, url) + _from_text(chrome, url, chrome=True):
         unique[fact.key()] = _merge(unique.get(fact.key()), fact)
     return tuple(unique.values())
 
@@ -566,7 +634,69 @@ _CONTACT_PATH = re.compile(
     r"öffnungszeiten|horario|오시는|연락",
     re.IGNORECASE,
 )
-_HOME_PATH = re.compile(r"/?(?:[a-z]{2}(?:[-_][a-z]{2})?/?)?(?:index\.\w+)?", re.IGNORECASE)
+# A homepage: "/", "/index.php", or a language's folder ("/de/", "/pt-br/", "/zh-hans/");
+# not "/pr/" or "/tv/".
+_LANGUAGE_CODES = set(
+    [
+        "en",
+        "de",
+        "es",
+        "fr",
+        "it",
+        "pt",
+        "nl",
+        "tr",
+        "ko",
+        "ja",
+        "zh",
+        "ru",
+        "pl",
+        "sv",
+        "da",
+        "no",
+        "nb",
+        "nn",
+        "fi",
+        "cs",
+        "el",
+        "ar",
+        "he",
+        "hu",
+        "ro",
+        "uk",
+        "ca",
+        "eu",
+        "gl",
+        "hr",
+        "sk",
+        "sl",
+        "bg",
+        "sr",
+        "lt",
+        "lv",
+        "et",
+        "is",
+        "ga",
+        "cy",
+        "vi",
+        "th",
+        "id",
+        "ms",
+        "fa",
+        "hi",
+        "bn",
+        "ur",
+        "ta",
+        "sq",
+        "mk",
+        "bs",
+        "mt",
+        "lb",
+        "af",
+        "sw",
+    ]
+)
+_HOME_PATH = re.compile(r"/?(?:([a-z]{2})(?:[-_][a-z]{2,4})?/?)?(?:index\.\w+)?", re.IGNORECASE)
 _LEGAL_PATH = re.compile(r"impressum|imprint|legal|aviso|kunye|künye|about|ueber|über", re.IGNORECASE)
 
 
@@ -576,7 +706,12 @@ def _contact_rank(url: str) -> int:
     path = urlsplit(url).path
     if _CONTACT_PATH.search(path):
         return 2
-    return 1 if _LEGAL_PATH.search(path) or _HOME_PATH.fullmatch(path) else 0
+    return 1 if _LEGAL_PATH.search(path) or _homepage(path) else 0
+
+
+def _homepage(path: str) -> bool:
+    match = _HOME_PATH.fullmatch(path)
+    return bool(match) and (match.group(1) is None or match.group(1).lower() in _LANGUAGE_CODES)
 
 
 def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
@@ -608,7 +743,7 @@ def _hours_order(fact: Fact) -> tuple:
     """Structured hours, then a contact page's, then the homepage's, each page's in the
     order of the week (a day's lines as the page gives them): a site says its hours in
     several places and languages, and the card keeps MAX_HOURS lines."""
-    return (not fact.structured, -_contact_rank(fact.url), -fact.pages, fact.url, weekday(fact.value))
+    return (not fact.structured, -_contact_rank(fact.url), fact.url, weekday(fact.value))
 
 
 def _words(kind: str, langs: list[str]) -> str:

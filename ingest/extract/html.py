@@ -531,7 +531,7 @@ def _parse_html(html: bytes | str, url: str) -> Document:
         refresh=head.refresh,
         alternates=head.alternates,
         recovered=tuple(r for r in recovered if r and r in markdown),
-        facts=page_facts(found, f"{markdown}\n{chrome}", url),
+        facts=page_facts(found, markdown, chrome, url),
     )
 
 

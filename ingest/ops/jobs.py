@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from ingest.models import RunReport
 from ingest.settings import Settings
@@ -126,29 +127,37 @@ def announce(settings: Settings, url: str) -> str:
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
-        json.dump({"url": url, "pid": os.getpid(), "token": token, "environment": environment_digests()}, handle)
+        json.dump({"url": url, "pid": os.getpid(), "token": token, "settings": settings_digests(settings)}, handle)
     tmp.replace(path)
     return token
 
 
-def environment_digests(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """This process's SITEKB_* variables, each as a digest of its value: a command handing
-    work to the server can tell which of its own settings the server does not share,
-    and server.json holds no secret (a database URL's password, say)."""
-    environ = os.environ if environ is None else environ
-    return {
-        name: hashlib.sha256(value.encode()).hexdigest()[:16]
-        for name, value in environ.items()
-        if name.startswith("SITEKB_")
-    }
+def settings_digests(settings: Settings) -> dict[str, str]:
+    """Each setting this process loaded (environment, .env and config/ alike) as a digest
+    of its value: a command handing work to the server can tell which of its settings
+    the server does not share, and server.json holds no value (an API key, a password)."""
+    digests = {}
+    for name, value in settings:
+        if name in _LOCATING_SETTINGS:
+            continue
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        text = json.dumps(value, default=str, sort_keys=True)
+        digests[name] = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return digests
 
 
-def settings_not_shared(server: dict[str, str] | None) -> list[str]:
-    """The SITEKB_* variables of this process that the server was started without, or
-    with another value; [] when the server did not say (an older server.json)."""
-    if server is None:
+def settings_not_shared(settings: Settings, server: dict[str, str] | None) -> list[str]:
+    """The settings this process loaded with another value than the server did, as their
+    SITEKB_ names; [] when the server did not say (an older server.json)."""
+    if not isinstance(server, dict):
         return []
-    return sorted(name for name, digest in environment_digests().items() if server.get(name) != digest)
+    mine = settings_digests(settings)
+    return sorted(f"SITEKB_{name.upper()}" for name, digest in mine.items() if server.get(name, digest) != digest)
+
+
+# Where the data is: the command found the server through them, so they match.
+_LOCATING_SETTINGS = {"data_dir", "database_url"}
 
 
 def withdraw(settings: Settings, token: str) -> None:
@@ -173,9 +182,9 @@ class ServerError(RuntimeError):
 class ServerLink:
     """The client side: hands work to the `ingest serve` that owns this data folder."""
 
-    def __init__(self, url: str, token: str, environment: dict[str, str] | None = None) -> None:
+    def __init__(self, url: str, token: str, not_shared: list[str] | None = None) -> None:
         self.url = url.rstrip("/")
-        self.not_shared = settings_not_shared(environment)  # this shell's settings the server runs without
+        self.not_shared = not_shared or []  # settings this process has and the server has otherwise
         self._client = httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
 
     def close(self) -> None:
@@ -248,7 +257,7 @@ def find_server(settings: Settings) -> ServerLink | None:
     try:
         info = json.loads(server_file(settings).read_text())
         url, token, pid = info["url"], info["token"], int(info["pid"])
-        environment = info.get("environment")
+        announced = info.get("settings")
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if pid == os.getpid():
@@ -259,7 +268,7 @@ def find_server(settings: Settings) -> ServerLink | None:
         return None  # a server that died without cleaning up
     except PermissionError:
         pass
-    link = ServerLink(url, token, environment if isinstance(environment, dict) else None)
+    link = ServerLink(url, token, settings_not_shared(settings, announced))
     try:
         link._call("GET", "/v1/admin/ping")
     except ServerError:

@@ -19,8 +19,9 @@ from conftest import free_port, ingest_serve, wait_healthy
 from ingest.cli import main
 from ingest.kb.state import StateStore
 from ingest.kb.store import EdgeStore
-from ingest.ops.jobs import ServerLink, find_server, server_file
+from ingest.ops.jobs import ServerLink, find_server, server_file, settings_digests, settings_not_shared
 from ingest.server import create_server_app
+from ingest.settings import load_settings
 
 PAGES = [f"room{i}" for i in range(12)]
 
@@ -107,7 +108,7 @@ def test_the_cli_hands_its_work_to_the_running_server(served, settings, demo_sit
     monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "true")  # as the server has it
     assert main(["run", demo_site.base + "/", "--business", "demo"]) == 0
     err = capsys.readouterr().err
-    assert "SITEKB_MAX_PAGES as set in this shell do not apply" in err and "ALLOW_PRIVATE" not in err
+    assert "SITEKB_MAX_PAGES as set here do not apply" in err and "ALLOW_PRIVATE" not in err
     monkeypatch.delenv("SITEKB_MAX_PAGES")
     assert main(["resync", "--due", "--json"]) == 0  # nothing is due a minute after a run
     assert capsys.readouterr().out.strip() == "[]"
@@ -199,3 +200,15 @@ def test_searches_during_a_resync_see_every_page(inprocess_server, settings, sit
     assert status["result"]["chunks"]["added"] >= len(PAGES) and status["result"]["chunks"]["deleted"] >= len(PAGES)
     assert searches >= 10
     assert not [missing for missing in seen if missing], "a search saw a page with neither its old nor new chunks"
+
+
+def test_settings_are_compared_as_each_process_loaded_them(settings, tmp_path, monkeypatch):
+    server = settings_digests(settings)
+    assert all(len(d) == 16 for d in server.values()) and "data_dir" not in server  # digests, never values
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("SITEKB_MAX_PAGES=7\n")  # read from a .env file, not the environment
+    monkeypatch.setenv("SITEKB_UNRELATED", "\udcff")  # not UTF-8 (surrogateescape): no setting, no crash
+    assert settings_not_shared(load_settings(), server) == ["SITEKB_MAX_PAGES"]
+    (tmp_path / ".env").unlink()
+    assert settings_not_shared(load_settings(), server) == []
+    assert settings_not_shared(load_settings(), None) == []  # an older server.json says nothing
