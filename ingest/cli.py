@@ -361,11 +361,13 @@ def _search(args, settings) -> int:
             )
         )
         return EXIT_OK
+    judge = f", judged by {settings.answer_check_model}" if answer.judged_by == "model" else ""
     if not hits:
         print("no results")
     elif not answer.answerable:
-        judge = f", judged by {settings.answer_check_model}" if answer.judged_by == "model" else ""
         print(f"probably not answered by this site (confidence {answer.confidence:.2f}{judge}); the nearest passages:")
+    else:
+        print(f"answered (confidence {answer.confidence:.2f}{judge}); best first, [fusion score]:")
     for rank, hit in enumerate(hits, 1):
         print(f"{rank}. [{hit.score:.3f}] {hit.heading_path}\n   {hit.url}")
         body = body_of(hit.text, hit.heading_path).replace("\n", " ")

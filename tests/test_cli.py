@@ -259,6 +259,7 @@ def test_search_shows_a_headingless_passage_from_its_first_line(site_dir_server,
     assert main(["search", "--business", "plain", "-k", "1", "when do you open?"]) == 0
     shown = capsys.readouterr().out
     assert "Our bakery opens at seven" in shown
+    assert shown.startswith(("answered (confidence 0.", "probably not answered by this site (confidence 0."))
 
 
 def test_a_private_site_names_the_setting_that_allows_it(demo_site, settings, monkeypatch, capsys):
