@@ -68,7 +68,7 @@ class SearchResponse(BaseModel):
 
 
 class Fact(BaseModel):
-    kind: str = Field(description="phone, whatsapp, email, address, hours or booking.")
+    kind: str = Field(description="phone, whatsapp, chat (another messenger), email, address, hours or booking.")
     value: str
     label: str = Field(description='What the site calls it ("Reception", "WhatsApp"), if it says.')
     url: str = Field(description="The page it is stated on.")

@@ -282,3 +282,22 @@ def test_a_contact_page_gives_the_week_in_order_and_two_letter_folders_are_not_h
     assert [f.value for f in contact_card([(home.url, home.facts)]) if f.kind == "address"] == [
         "Schillerstraße 12, 79098 Freiburg"  # a one-page site: its footer's address
     ]
+
+
+def test_messengers_are_a_way_to_reach_the_business_and_share_buttons_are_not():
+    body = (
+        "<h1>예약 방법</h1><p>카카오톡(ID: gulumse_dental) 또는 WhatsApp으로 메시지를 보내 주세요.</p>"
+        "<p>Hotline: 0800 123 456</p><p>Line: 0800 555</p>"
+        '<p><a href="https://t.me/share/url?url=https://x.example/">Share</a> '
+        '<a href="https://t.me/gulumse/">Telegram</a> <a href="https://matrix.to/#/#space:x.example">Matrix</a> '
+        '<a href="https://chat.x.example/">Chat</a> <a href="https://blog.x.example/">Blog</a></p>'
+    )
+    doc = parse_html(page(body, lang="ko"), "https://x.example/ko/")
+    assert sorted((f.value, f.label) for f in doc.facts if f.kind == "chat") == [
+        ("gulumse_dental", "KakaoTalk"),  # written out, its ID
+        ("https://chat.x.example", ""),  # the business's own chat, by the link's word
+        ("https://matrix.to/#/#space:x.example", "Matrix"),
+        ("https://t.me/gulumse", "Telegram"),
+    ]
+    markdown = card_markdown(contact_card([(doc.url, doc.facts)]), ["ko"])
+    assert "메신저 / Chat: gulumse_dental (KakaoTalk)" in markdown

@@ -1,5 +1,5 @@
 """The business's contact card: phone numbers, WhatsApp, e-mail, postal address,
-opening hours and booking links, as the site states them.
+opening hours, messenger IDs and booking links, as the site states them.
 
 Read from each page before cleaning (so the header and footer count): `tel:`,
 `mailto:`, `wa.me` and booking links; schema.org JSON-LD and microdata
@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from ingest.models import Fact
 
-KINDS: tuple[str, ...] = ("phone", "whatsapp", "email", "address", "hours", "booking")
+KINDS: tuple[str, ...] = ("phone", "whatsapp", "chat", "email", "address", "hours", "booking")
 MAX_PER_KIND = 6
 MAX_HOURS = 12  # opening hours often take a line a day, and a site states them in several places
 MAX_VALUE_CHARS = 200
@@ -37,6 +37,7 @@ LABELS = {
     "en": {
         "phone": "Phone",
         "whatsapp": "WhatsApp",
+        "chat": "Chat",
         "email": "E-mail",
         "address": "Address",
         "hours": "Opening hours",
@@ -46,6 +47,7 @@ LABELS = {
     "de": {
         "phone": "Telefon",
         "whatsapp": "WhatsApp",
+        "chat": "Chat",
         "email": "E-Mail",
         "address": "Adresse",
         "hours": "Öffnungszeiten",
@@ -55,6 +57,7 @@ LABELS = {
     "es": {
         "phone": "Teléfono",
         "whatsapp": "WhatsApp",
+        "chat": "Chat",
         "email": "Correo electrónico",
         "address": "Dirección",
         "hours": "Horario",
@@ -64,6 +67,7 @@ LABELS = {
     "tr": {
         "phone": "Telefon",
         "whatsapp": "WhatsApp",
+        "chat": "Mesajlaşma",
         "email": "E-posta",
         "address": "Adres",
         "hours": "Çalışma saatleri",
@@ -73,6 +77,7 @@ LABELS = {
     "ko": {
         "phone": "전화번호",
         "whatsapp": "WhatsApp",
+        "chat": "메신저",
         "email": "이메일",
         "address": "주소",
         "hours": "영업시간",
@@ -82,6 +87,7 @@ LABELS = {
     "fr": {
         "phone": "Téléphone",
         "whatsapp": "WhatsApp",
+        "chat": "Messagerie",
         "email": "E-mail",
         "address": "Adresse",
         "hours": "Horaires",
@@ -211,6 +217,30 @@ _UK_ADDRESS = re.compile(
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _POSTCODE_LINE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+\w[\w .'-]{1,40}$")
 _STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
+# Messengers a business gives as a way to reach it, by the host of its chat link.
+_CHAT_HOSTS = {
+    "t.me": "Telegram",
+    "telegram.me": "Telegram",
+    "line.me": "LINE",
+    "lin.ee": "LINE",
+    "open.kakao.com": "KakaoTalk",
+    "pf.kakao.com": "KakaoTalk",
+    "m.me": "Messenger",
+    "signal.me": "Signal",
+    "matrix.to": "Matrix",
+    "viber.click": "Viber",
+}
+# "KakaoTalk ID: gulumse_dental", "카카오톡(ID: gulumse_dental)", "Telegram: @rapidflow":
+# a messenger's name, then an ID with a letter in it.
+_CHAT_ID = re.compile(
+    r"(?<![\w-])(kakaotalk|kakao talk|카카오톡|카톡|line|telegram|텔레그램|signal|viber|wechat|위챗)\s*\(?\s*"
+    r"(?:id|아이디)?\s*[:：]\s*@?((?=[\w.-]*[A-Za-z])[\w.-]{3,32})",
+    re.IGNORECASE,
+)
+_CHAT_WORDS = {"chat", "live chat", "chat with us", "chatte mit uns", "chat en vivo", "canlı sohbet", "채팅"}
+_CHAT_NAMES = {"kakaotalk": "KakaoTalk", "kakao talk": "KakaoTalk", "카카오톡": "KakaoTalk", "카톡": "KakaoTalk"}
+_CHAT_NAMES |= {"line": "LINE", "telegram": "Telegram", "텔레그램": "Telegram", "signal": "Signal", "viber": "Viber"}
+_CHAT_NAMES |= {"wechat": "WeChat", "위챗": "WeChat"}
 _BOOKING_WORDS = re.compile(
     r"\b(book( now| a table| online)?|booking|reserve|reservation|reservar|reserva|buchen|termin( buchen| vereinbaren)?|"
     r"rezervasyon|réserver)\b|예약",
@@ -309,11 +339,25 @@ def _from_links(anchors, url: str) -> list[Fact]:
             digits = re.sub(r"\D", "", number)
             if 7 <= len(digits) <= 15:
                 facts.append(Fact("whatsapp", f"+{digits}", "WhatsApp", url))
+        elif service := _chat_service(href):
+            facts.append(Fact("chat", href.rstrip("/"), service, url))
+        elif lower.startswith(("http://", "https://")) and a.get_text(" ", strip=True).casefold() in _CHAT_WORDS:
+            facts.append(Fact("chat", href.rstrip("/"), "", url))  # its own chat: "<a href=chat.x-hain.de>Chat</a>"
         elif lower.startswith(("http://", "https://", "/")) and _BOOKING_WORDS.search(a.get_text(" ", strip=True)):
             text = _clean(a.get_text(" ", strip=True), MAX_LABEL_CHARS)
             if len(text.split()) <= 5:
                 facts.append(Fact("booking", href, text, url))
     return facts
+
+
+def _chat_service(href: str) -> str | None:
+    """The messenger a link opens a chat in ("https://t.me/gulumse" -> "Telegram"), or
+    None; a share button ("t.me/share/url?…") opens none with the business."""
+    parts = urlsplit(href)
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    if parts.scheme not in ("http", "https") or re.match(r"/(share|r/msg|dialog)\b", parts.path, re.IGNORECASE):
+        return None
+    return _CHAT_HOSTS.get(host) if parts.path.strip("/") or parts.fragment else None
 
 
 def _schema_hours(spec) -> list[str]:
@@ -509,6 +553,8 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
                 facts.append(Fact("phone", value, "", url))
         for match in _EMAIL.finditer(line):
             facts.append(Fact("email", match.group(1).rstrip("."), "", url))
+        for match in _CHAT_ID.finditer(line):
+            facts.append(Fact("chat", match.group(2).rstrip("."), _CHAT_NAMES[match.group(1).lower()], url))
         if _times(line) and (_DAY.search(line) or _HOURS_WORDS.search(line)):
             sentences = _SENTENCE_END.split(line)
             sentence = next((part for part in sentences if _times(part)), line)
