@@ -252,12 +252,19 @@ def test_hours_lines_that_are_not_every_week_stay_off_the_card():
     body = (
         "<h1>Contact</h1><p>Mo. - Fr. 9:00 - 18:00 Uhr</p><p>Closed this Saturday for a private event – sorry!</p>"
         "<p>Kids eat free every Sunday from 5pm!</p><p>Happy hour Monday to Friday from 4pm</p>"
-        "<p>Closed on Sundays and public holidays</p><p>Domingos cerrado</p>"
+        "<p>Closed on Sundays and public holidays</p><p>Domingos cerrado</p><p>So geschlossen</p>"
+        "<p>So closed today?</p>"
         "<p>Smile</p><p>:) see you soon on Monday 9-5</p>"
     )
     doc = parse_html(page(body, lang="en"), "https://e.example/contact/")
     hours = [f.value for f in doc.facts if f.kind == "hours"]
-    assert hours[:3] == ["Mo. - Fr. 9:00 - 18:00 Uhr", "Closed on Sundays and public holidays", "Domingos cerrado"]
+    assert hours[:4] == [
+        "Mo. - Fr. 9:00 - 18:00 Uhr",
+        "Closed on Sundays and public holidays",
+        "Domingos cerrado",
+        "So geschlossen",  # a short day name opens a short line
+    ]
+    assert not any(h.startswith("So closed") for h in hours)  # prose
     assert not any("Smile" in h for h in hours)  # a line starting with ":" is no definition unless written as one
 
 

@@ -629,8 +629,10 @@ def _few_other_words(line: str) -> bool:
 
 def _days_without_times(line: str, heading: str) -> bool:
     """ "Lunes: cerrado", or "Du mardi au samedi" under "Horaires": days with no times,
-    and no date either (so every week)."""
-    if len(line) > 80 or not _FULL_DAY.search(line) or re.search(r"\d", line) or not _few_other_words(line):
+    and no date either (so every week). A short day name ("So", "Dim.") counts in a line
+    of two words: "So geschlossen", "Dim. fermé"."""
+    named = _FULL_DAY.search(line) or (len(line.split()) <= 2 and _DAY.match(line))
+    if len(line) > 80 or not named or re.search(r"\d", line) or not _few_other_words(line):
         return False
     return bool(_CLOSED.search(line) or (heading != line and _HOURS_WORDS.search(heading)))
 
