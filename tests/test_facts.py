@@ -308,3 +308,23 @@ def test_messengers_are_a_way_to_reach_the_business_and_share_buttons_are_not():
     ]
     markdown = card_markdown(contact_card([(doc.url, doc.facts)]), ["ko"])
     assert "메신저 / Chat: gulumse_dental (KakaoTalk)" in markdown
+
+
+def test_ranges_that_are_not_opening_hours_read_on_real_pages():
+    # Each was taken as opening hours from a WCXB page read as a contact page.
+    prose = [
+        "Seedlings: 16-18 hours per day",
+        "Battery allows for 4-5 hours of cordless use.",
+        "Best revenue split in the industry, with 95–100% of revenue going to creators.",
+        "Our range is 30–40 mi on one charge.",
+        "Thu, 08/04/2022 - 08:15",
+        "1-800-SCRIPPS Find doctors, learn about services & classes.",
+        "In Listing 9-3, we try to open a file.",
+        "Repeat 10-12 times, until you could not possibly do one more.",
+    ]
+    hours = ["Hours: 9am-5pm", "Mi 10–18 Uhr", "Mo–Fr 9–18, Sa 9–13", "Call us Mon-Fri 9-5 on (305) 555-0147."]
+    body = "<h1>Contact</h1>" + "".join(f"<p>{line}</p>" for line in prose + hours)
+    ld = '{"@context": "https://schema.org", "@type": "LocalBusiness", "name": "S", "openingHours": ", , , , , , "}'
+    head = f'<script type="application/ld+json">{ld}</script>'  # as Squarespace writes it
+    doc = parse_html(page(body, head=head, lang="en"), "https://e.example/contact/")
+    assert [f.value for f in doc.facts if f.kind == "hours"] == hours

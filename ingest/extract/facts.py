@@ -105,7 +105,8 @@ _PHONE_WORDS = re.compile(
 )
 _FAX = re.compile(r"\bfax\b", re.IGNORECASE)
 _HOURS_WORDS = re.compile(
-    r"\b(opening hours|open|hours|öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
+    r"\b(opening hours|(?:office|business|store|shop|our|service|visiting) hours|hours(?=\s*[:：])|open|"
+    r"öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
     r"horaires|ouvert|orari|aperto|openingstijden|geopend)\b|영업시간|운영시간|진료\s*시간",
     re.IGNORECASE,
 )
@@ -127,8 +128,13 @@ _WEEK = tuple(
 _WEEKDAY_OF = {name: i for i, names in enumerate(_WEEK) for name in names}
 _DAY = re.compile(
     r"\b("
-    + "|".join(sorted((n for names in _WEEK for n in names if n.isascii() or len(n) > 1), key=len, reverse=True))
-    + r"|weekdays|daily|täglich|werktags)\b|[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]",
+    + "|".join(
+        sorted(
+            (n for names in _WEEK for n in names if len(n) > 2 and (n.isascii() or len(n) > 1)), key=len, reverse=True
+        )
+    )
+    + r"|weekdays|daily|täglich|werktags)\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO)\b)|"
+    r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -144,9 +150,11 @@ _CLOSED = re.compile(
     re.IGNORECASE,
 )
 _TIME_RANGE = re.compile(
-    r"\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|to|bis|a|hasta|ile)\s*\d{1,2}(?:[:.]\d{2})?",
+    r"(?<![\d.,:/])\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|to|bis|a|hasta|ile)\s*"
+    r"\d{1,2}(?:[:.]\d{2})?(?![\d%])",
     re.IGNORECASE,
 )
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")  # a dated line is an event, not the hours (a phone's digits are not)
 # An opening time without a closing one: "Montags ab 18 Uhr", "every Monday from 6pm",
 # "desde las 20:00", "18:00'den itibaren", "오후 6시부터"; the time carries a unit or
 # minutes ("ab 5 Personen" is no time).
@@ -442,7 +450,7 @@ def _from_schema(node: dict, url: str, facts: list[Fact]) -> None:
         facts.append(Fact("address", address, name, url, structured=True))
     hours = node.get("openingHours")
     for line in [hours] if isinstance(hours, str) else hours if isinstance(hours, list) else []:
-        if isinstance(line, str) and line.strip():
+        if isinstance(line, str) and re.search(r"\w", line):  # Squarespace writes ", , , , , , "
             facts.append(Fact("hours", _opening_hours_text(line), name, url, structured=True))
     for line in _schema_hours(node.get("openingHoursSpecification")):
         facts.append(Fact("hours", line, name, url, structured=True))
@@ -555,10 +563,13 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
             facts.append(Fact("email", match.group(1).rstrip("."), "", url))
         for match in _CHAT_ID.finditer(line):
             facts.append(Fact("chat", match.group(2).rstrip("."), _CHAT_NAMES[match.group(1).lower()], url))
-        if _times(line) and (_DAY.search(line) or _HOURS_WORDS.search(line)):
+        if _times(line):
             sentences = _SENTENCE_END.split(line)
             sentence = next((part for part in sentences if _times(part)), line)
-            if not re.search(r"\d{4}", _TIME_RANGE.sub("", sentence)) and _regular_times(sentence):
+            # a day, or a word for opening in a short line ("Hours: 9am-5pm", "Open 9-5"; not
+            # "In Listing 9-3, we try to open a file.")
+            said = _DAY.search(sentence) or (_HOURS_WORDS.search(sentence) and len(sentence.split()) <= 7)
+            if said and not _YEAR.search(_TIME_RANGE.sub("", sentence)) and _regular_times(sentence):
                 facts.append(Fact("hours", _clean(sentence, MAX_VALUE_CHARS), "", url))
             for part in sentences:  # "… to 4 pm. We are closed on Sundays."
                 if part != sentence and _CLOSED.search(part) and _days_without_times(part, ""):
