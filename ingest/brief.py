@@ -23,6 +23,7 @@ from ingest.crawl.intake import find_homepage
 from ingest.crawl.urls import Scope, page_key, prefix_of
 from ingest.extract.budget import PageTooSlow
 from ingest.extract.html import parse_html
+from ingest.extract.language import path_language
 from ingest.models import Document, Page
 from ingest.problems import ProblemKind, SiteProblem
 from ingest.settings import Settings, SettingsError, config_dir, load_exclusions
@@ -42,70 +43,6 @@ SAMPLE_PATHS = 150
 _PREFERRED_CHILD = re.compile(r"page|product|collection|categor|service", re.I)
 _DEFERRED_CHILD = re.compile(r"post|blog|news|image|video|author|tag", re.I)
 _ICON_RELS = ("icon", "shortcut icon", "apple-touch-icon", "apple-touch-icon-precomposed")
-# A first path segment naming a language (/de/, /en-us/, /pt_BR/): the page is in that language.
-_LANG_SEGMENT = re.compile(r"^([a-z]{2})(?:[-_][a-z]{2,4})?$", re.I)
-_LANGUAGES = frozenset(
-    [
-        "ar",
-        "bg",
-        "bn",
-        "ca",
-        "cs",
-        "cy",
-        "da",
-        "de",
-        "el",
-        "en",
-        "es",
-        "et",
-        "eu",
-        "fa",
-        "fi",
-        "fr",
-        "ga",
-        "gl",
-        "he",
-        "hi",
-        "hr",
-        "hu",
-        "hy",
-        "id",
-        "is",
-        "it",
-        "ja",
-        "ka",
-        "kk",
-        "ko",
-        "lt",
-        "lv",
-        "mk",
-        "ms",
-        "mt",
-        "nb",
-        "nl",
-        "nn",
-        "no",
-        "pl",
-        "pt",
-        "ro",
-        "ru",
-        "sk",
-        "sl",
-        "sq",
-        "sr",
-        "sv",
-        "sw",
-        "ta",
-        "th",
-        "tl",
-        "tr",
-        "uk",
-        "ur",
-        "uz",
-        "vi",
-        "zh",
-    ]
-)
 # A refresh stub on the homepage is followed this many times at most.
 MAX_HOME_STUBS = 3
 
@@ -133,13 +70,6 @@ def page_kind(url: str, kinds: list[PageKind]) -> str | None:
 
 def _depth(url: str) -> int:
     return len([s for s in urlsplit(url).path.split("/") if s])
-
-
-def path_language(url: str) -> str | None:
-    """The language a URL's first path segment names (`/de/preise/` -> 'de'), else None."""
-    first = next((s for s in urlsplit(url).path.split("/") if s), "")
-    match = _LANG_SEGMENT.match(first)
-    return match.group(1).lower() if match and match.group(1).lower() in _LANGUAGES else None
 
 
 def choose_pages(

@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import replace
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from ingest.extract.language import path_language
 from ingest.models import Fact
 
 KINDS: tuple[str, ...] = ("phone", "whatsapp", "chat", "email", "address", "hours", "booking")
@@ -126,14 +127,11 @@ _WEEK = tuple(
     )
 )
 _WEEKDAY_OF = {name: i for i, names in enumerate(_WEEK) for name in names}
+_EVERY_DAY = ("weekdays", "daily", "täglich", "werktags")  # say the week from its start
 _DAY = re.compile(
     r"\b("
-    + "|".join(
-        sorted(
-            (n for names in _WEEK for n in names if len(n) > 2 and (n.isascii() or len(n) > 1)), key=len, reverse=True
-        )
-    )
-    + r"|weekdays|daily|täglich|werktags)\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO)\b)|"
+    + "|".join([*sorted((n for names in _WEEK for n in names if len(n) > 2), key=len, reverse=True), *_EVERY_DAY])
+    + r")\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO)\b)|"
     r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]",
     re.IGNORECASE,
 )
@@ -394,7 +392,7 @@ def weekday(text: str) -> int:
     for word in _WORD.findall(text.casefold()):
         if word in _WEEKDAY_OF:
             return _WEEKDAY_OF[word]
-        if word in ("daily", "täglich", "weekdays", "werktags", "tous"):
+        if word in _EVERY_DAY or word == "tous":  # "tous les jours"
             return 0
     for i, names in enumerate(_WEEK):  # Korean day names are written without a space before 요일's suffixes
         if names[-1] in text:
@@ -693,69 +691,7 @@ _CONTACT_PATH = re.compile(
     r"öffnungszeiten|horario|오시는|연락",
     re.IGNORECASE,
 )
-# A homepage: "/", "/index.php", or a language's folder ("/de/", "/pt-br/", "/zh-hans/");
-# not "/pr/" or "/tv/".
-_LANGUAGE_CODES = set(
-    [
-        "en",
-        "de",
-        "es",
-        "fr",
-        "it",
-        "pt",
-        "nl",
-        "tr",
-        "ko",
-        "ja",
-        "zh",
-        "ru",
-        "pl",
-        "sv",
-        "da",
-        "no",
-        "nb",
-        "nn",
-        "fi",
-        "cs",
-        "el",
-        "ar",
-        "he",
-        "hu",
-        "ro",
-        "uk",
-        "ca",
-        "eu",
-        "gl",
-        "hr",
-        "sk",
-        "sl",
-        "bg",
-        "sr",
-        "lt",
-        "lv",
-        "et",
-        "is",
-        "ga",
-        "cy",
-        "vi",
-        "th",
-        "id",
-        "ms",
-        "fa",
-        "hi",
-        "bn",
-        "ur",
-        "ta",
-        "sq",
-        "mk",
-        "bs",
-        "mt",
-        "lb",
-        "af",
-        "sw",
-    ]
-)
-_HOME_PATH = re.compile(r"/?(?:([a-z]{2})(?:[-_][a-z]{2,4})?/?)?(?:index\.\w+)?", re.IGNORECASE)
+_INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
 _LEGAL_PATH = re.compile(r"impressum|imprint|legal|aviso|kunye|künye|about|ueber|über", re.IGNORECASE)
 
 
@@ -769,8 +705,11 @@ def _contact_rank(url: str) -> int:
 
 
 def _homepage(path: str) -> bool:
-    match = _HOME_PATH.fullmatch(path)
-    return bool(match) and (match.group(1) is None or match.group(1).lower() in _LANGUAGE_CODES)
+    """ "/", "/index.php", or a language's folder ("/de/", "/pt-br/"); not "/pr/"."""
+    segments = [s for s in path.split("/") if s]
+    if segments and _INDEX_FILE.fullmatch(segments[-1]):
+        segments.pop()
+    return not segments or (len(segments) == 1 and path_language("/" + segments[0]) is not None)
 
 
 def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:

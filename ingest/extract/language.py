@@ -9,6 +9,7 @@ language tell it apart in a few hundred words; Korean is told by its script.
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 _WORDS = re.compile(r"[^\W\d_]+")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -52,3 +53,79 @@ def text_language(text: str, declared: str = "") -> str:
     if best == base or counts[best] < MIN_EVIDENCE or counts[best] < 2 * counts.get(base, 0):
         return declared
     return best
+
+
+# A first path segment naming a language (/de/, /en-us/, /pt_BR/): the page is in that language.
+_LANG_SEGMENT = re.compile(r"^([a-z]{2})(?:[-_][a-z]{2,4})?$", re.I)
+LANGUAGE_CODES = frozenset(
+    [
+        "af",
+        "ar",
+        "bg",
+        "bn",
+        "bs",
+        "ca",
+        "cs",
+        "cy",
+        "da",
+        "de",
+        "el",
+        "en",
+        "es",
+        "et",
+        "eu",
+        "fa",
+        "fi",
+        "fr",
+        "ga",
+        "gl",
+        "he",
+        "hi",
+        "hr",
+        "hu",
+        "hy",
+        "id",
+        "is",
+        "it",
+        "ja",
+        "ka",
+        "kk",
+        "ko",
+        "lb",
+        "lt",
+        "lv",
+        "mk",
+        "ms",
+        "mt",
+        "nb",
+        "nl",
+        "nn",
+        "no",
+        "pl",
+        "pt",
+        "ro",
+        "ru",
+        "sk",
+        "sl",
+        "sq",
+        "sr",
+        "sv",
+        "sw",
+        "ta",
+        "th",
+        "tl",
+        "tr",
+        "uk",
+        "ur",
+        "uz",
+        "vi",
+        "zh",
+    ]
+)
+
+
+def path_language(url: str) -> str | None:
+    """The language a URL's first path segment names (`/de/preise/` -> 'de'), else None."""
+    first = next((s for s in urlsplit(url).path.split("/") if s), "")
+    match = _LANG_SEGMENT.match(first)
+    return match.group(1).lower() if match and match.group(1).lower() in LANGUAGE_CODES else None
