@@ -328,3 +328,16 @@ def test_ranges_that_are_not_opening_hours_read_on_real_pages():
     head = f'<script type="application/ld+json">{ld}</script>'  # as Squarespace writes it
     doc = parse_html(page(body, head=head, lang="en"), "https://e.example/contact/")
     assert [f.value for f in doc.facts if f.kind == "hours"] == hours
+
+
+def test_italian_contact_and_hours_pages_and_a_booking_page_reach_the_card():
+    hours = "<h1>Orari</h1><table><tr><td>Lunedì</td><td>Chiuso</td></tr>"
+    hours += "<tr><td>Martedì</td><td>12:00–14:30</td><td>19:00–23:30</td></tr></table>"
+    booking = '<h1>Prenotazioni</h1><p>Scrivici su <a href="https://wa.me/393331234567">WhatsApp</a>.</p>'
+    pages = [
+        (u, parse_html(page(b, lang="it"), u).facts)
+        for u, b in (("https://gino.example/orari/", hours), ("https://gino.example/prenotazioni/", booking))
+    ]
+    card = contact_card(pages)
+    assert [f.value for f in card if f.kind == "hours"] == ["Lunedì Chiuso", "Martedì 12:00–14:30 19:00–23:30"]
+    assert "+393331234567" in [f.value for f in card if f.kind == "whatsapp"]  # stated on the booking page only

@@ -687,21 +687,23 @@ def _merge(known: Fact | None, fact: Fact) -> Fact:
 
 
 _CONTACT_PATH = re.compile(
-    r"contact|kontakt|contacto|contatto|iletisim|iletişim|getting-here|anfahrt|find-us|location|visit|hours|"
-    r"öffnungszeiten|horario|오시는|연락",
+    r"contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|find-us|location|"
+    r"visit|hours|öffnungszeiten|horario|orari|openingstijden|오시는|연락",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
+# A booking page gives the numbers to book on (a WhatsApp number, often), after the contact page's.
+_BOOKING_PATH = re.compile(r"reserv|prenota|buchen|booking|rezervasyon|예약", re.IGNORECASE)
 _LEGAL_PATH = re.compile(r"impressum|imprint|legal|aviso|kunye|künye|about|ueber|über", re.IGNORECASE)
 
 
 def _contact_rank(url: str) -> int:
-    """2 on a contact page, 1 on a legal or about page or a homepage ("/", "/de/"),
-    0 elsewhere."""
+    """2 on a contact page, 1 on a booking, legal or about page or a homepage ("/",
+    "/de/"), 0 elsewhere."""
     path = urlsplit(url).path
     if _CONTACT_PATH.search(path):
         return 2
-    return 1 if _LEGAL_PATH.search(path) or _homepage(path) else 0
+    return 1 if _BOOKING_PATH.search(path) or _LEGAL_PATH.search(path) or _homepage(path) else 0
 
 
 def _homepage(path: str) -> bool:
