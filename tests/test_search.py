@@ -67,6 +67,22 @@ def test_a_page_and_its_translations_take_one_slot_in_the_questions_language():
     assert one_slot_per_page(hits, {}, "de") == hits
 
 
+def test_a_translation_that_matched_much_worse_keeps_its_own_rank():
+    # The pizzeria's English page states a Margherita's price; its Italian original, the
+    # homepage, only gluten-free pizza, whose passage matched an Italian question about
+    # the price far worse than the English one and than the menu.
+    translation_of = {"/": "/", "/en/": "/"}
+    hits = [
+        Hit(id="price-en", score=0.026, payload={"url": "/en/", "lang": "en"}),
+        Hit(id="menu", score=0.025, payload={"url": "/menu/", "lang": "it"}),
+        Hit(id="gluten-it", score=0.014, payload={"url": "/", "lang": "it"}),
+    ]
+    assert [h.id for h in one_slot_per_page(hits, translation_of, "it")] == ["price-en", "menu", "gluten-it"]
+    # Matched nearly as well, the Italian passage takes the page's slot as before.
+    hits[2] = Hit(id="gluten-it", score=0.02, payload={"url": "/", "lang": "it"})
+    assert [h.id for h in one_slot_per_page(hits, translation_of, "it")] == ["gluten-it", "price-en", "menu"]
+
+
 def test_a_fuller_version_of_the_page_shown_keeps_its_ranks():
     # The English treatments page is a summary of the Turkish one: a Turkish passage
     # that ranked below it may hold what the summary leaves out (the implants' guarantee).
