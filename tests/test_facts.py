@@ -6,6 +6,7 @@ import json
 from ingest.extract.facts import card_markdown, contact_card, one_line_address
 from ingest.extract.html import parse_html
 from ingest.extract.language import text_language
+from ingest.models import Fact
 
 FOOTER = (
     '<footer><p>Reception: <a href="tel:+4930123456">+49 30 123456</a> · '
@@ -80,6 +81,16 @@ def test_the_card_keeps_the_business_facts_and_drops_a_blog_posts():
     markdown = card_markdown(card, ["de"])
     assert "Telefon / Phone: +49 30 123456 (Reception)" in markdown
     assert markdown.startswith("# Kontakt / Contact")
+
+
+def test_the_card_is_labelled_in_the_languages_whose_contact_pages_it_reads():
+    # An Italian caller asks for the "indirizzo": the pizzeria's card said only "Address",
+    # and its passage was found by neither the question's words nor its meaning.
+    card = [Fact("address", "Via dell'Indipendenza 24, 40121 Bologna"), Fact("hours", "Lunedì Chiuso")]
+    assert "Indirizzo / Address: Via dell'Indipendenza 24" in card_markdown(card, ["it", "en"])
+    assert "Orari di apertura / Opening hours: Lunedì Chiuso" in card_markdown(card, ["it"])
+    assert "Adres / Address:" in card_markdown(card, ["nl"])
+    assert card_markdown(card, ["pt"]).startswith("# Contato / Contact")
 
 
 def test_a_page_in_another_language_than_it_declares_is_read_in_its_own():

@@ -95,6 +95,36 @@ LABELS = {
         "booking": "Réservation",
         "title": "Contact",
     },
+    "it": {
+        "phone": "Telefono",
+        "whatsapp": "WhatsApp",
+        "chat": "Chat",
+        "email": "E-mail",
+        "address": "Indirizzo",
+        "hours": "Orari di apertura",
+        "booking": "Prenotazioni",
+        "title": "Contatti",
+    },
+    "nl": {
+        "phone": "Telefoon",
+        "whatsapp": "WhatsApp",
+        "chat": "Chat",
+        "email": "E-mail",
+        "address": "Adres",
+        "hours": "Openingstijden",
+        "booking": "Reserveren",
+        "title": "Contact",
+    },
+    "pt": {
+        "phone": "Telefone",
+        "whatsapp": "WhatsApp",
+        "chat": "Chat",
+        "email": "E-mail",
+        "address": "Endereço",
+        "hours": "Horário de funcionamento",
+        "booking": "Reservas",
+        "title": "Contato",
+    },
 }
 
 _PHONE = re.compile(r"(?<![\w+])(\+?\(?\d[\d ()./\-\u00a0]{5,18}\d)(?!\w)")
