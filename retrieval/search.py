@@ -20,8 +20,8 @@ import numpy as np
 
 from ingest.index.chunk import body_of
 from ingest.kb.embed import Embedder, make_embedder
+from ingest.kb.lexical import ANALYSED_LANGUAGES, document_terms, query_language, query_terms
 from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
-from ingest.kb.lexical import document_terms, query_language, query_terms
 from ingest.kb.state import StateStore
 from ingest.kb.store import Hit, SearchMode, SharedStore, open_existing_store
 from ingest.settings import Settings, load_settings
@@ -109,10 +109,11 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
     """The query's language among the site's languages and English (callers ask in
-    English everywhere), or None when unclear. Korean is told by its script."""
+    English everywhere), else among every language BM25 analyses (a Spanish caller to
+    an English site), or None when unclear. Korean is told by its script."""
     if _HANGUL.search(query):
         return "ko"
-    return query_language(query, {*business_languages, "en"} - {""})
+    return query_language(query, {*business_languages, "en"} - {""}) or query_language(query, ANALYSED_LANGUAGES)
 
 
 def site_languages(business_languages: tuple[str, ...]) -> set[str]:

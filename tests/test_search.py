@@ -41,6 +41,17 @@ def test_lexical_steps_mostly_aside_for_a_question_in_a_language_the_site_lacks(
     assert language_of("영업시간이 어떻게 되나요?", ("en",)) == "ko"
 
 
+def test_a_question_in_a_language_the_site_lacks_is_told_too():
+    # A Miami plumber's English site and its Spanish-speaking callers: told apart, the
+    # question is answered across languages (and not flagged for sharing no word with it).
+    assert language_of("¿Abren los sábados?", ("en",)) == "es"
+    assert language_of("Siete aperti il lunedì?", ("en", "de")) == "it"
+    assert language_of("Are you open on Saturdays?", ("es",)) == "en"
+    # The site's languages win a tie, and a question with no telling word stays unclear.
+    assert language_of("¿Abren los sábados?", ("es", "en")) == "es"
+    assert language_of("Wifi?", ("en",)) is None
+
+
 def _hit(pid: str, url: str, lang: str) -> Hit:
     return Hit(id=pid, score=1.0, payload={"url": url, "lang": lang})
 

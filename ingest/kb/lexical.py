@@ -49,6 +49,9 @@ _SNOWBALL = {
 # Folding "ı" to "i" and "ş" to "s" before the Turkish stemmer breaks its suffix rules
 # ("ışığı" no longer finds "ışık"); voice transcripts spell Turkish with its letters.
 _NO_FOLDING = {"tr"}
+# The languages a query can be told in, one code per stemmer (Norwegian's three codes
+# share one list of stopwords, so they would always tie).
+ANALYSED_LANGUAGES = frozenset(_SNOWBALL) - {"nn", "no"}
 
 
 def analysis_language(lang: str) -> str:
