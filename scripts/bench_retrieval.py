@@ -39,6 +39,11 @@ SITES = {
     # Written for evaluation by someone who never saw the code (scripts/answer_sites/).
     "dentist": (REPO / "scripts" / "answer_sites" / "dentist", ("www.gulumsedis.example",)),
     "tapas": (REPO / "scripts" / "answer_sites" / "tapas", ("www.lataberna-sevilla.example",)),
+    # Built for newcomer trials, small, with shorter question sets (20-25, 5 unanswerable).
+    "bakery": (REPO / "scripts" / "answer_sites" / "bakery", ("www.sonnenkorn.example",)),
+    "bistro": (REPO / "scripts" / "answer_sites" / "bistro", ("www.bistro-lumiere.example",)),
+    "plumber": (REPO / "scripts" / "answer_sites" / "plumber", ()),
+    "pizzeria": (REPO / "scripts" / "answer_sites" / "pizzeria", ()),
 }
 
 
