@@ -14,7 +14,7 @@ SENTENCES: dict[str, str] = {
     "timeout": "Your website took too long to answer. Check that it is up and reachable from the internet, then try again.",
     "tls": "Your website's security certificate is invalid or expired, so we couldn't connect safely. Renew or fix the HTTPS certificate, then try again.",
     "empty": "We reached your website but found almost no readable text; it may build its pages with JavaScript only. Make sure the content is in the page's HTML, or give us an address with text.",
-    "error": "Your website answered with an error. Check that the homepage opens in a browser, then try again.",
+    "error": "Your website answered with an error, or not at all. Check that the homepage opens in a browser, then try again.",
 }
 
 

@@ -46,6 +46,18 @@ def test_blocked_homepage(site_dir_server, settings):
     assert err.value.kind == "error"  # 404 on the homepage is an error, not a block
 
 
+def test_a_server_that_refuses_the_connection_is_named(settings):
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(SiteProblem) as err:
+        _homepage(settings, f"http://127.0.0.1:{port}/")
+    assert err.value.kind == "error"
+    assert f"no connection to http://127.0.0.1:{port}/" in err.value.message  # not "answered with an error"
+
+
 def test_loopback_refused_without_the_setting(site_dir_server, settings, monkeypatch):
     from ingest.settings import load_settings
 

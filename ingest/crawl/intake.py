@@ -72,7 +72,7 @@ def _problem_for(page: Page) -> SiteProblem:
     if page.error == "timeout":
         return SiteProblem("timeout", f"{page.url} did not answer in time")
     if page.error in ("dns", "connect"):
-        return SiteProblem("error", page.detail or page.error)
+        return SiteProblem("error", f"no connection to {page.url}: {page.detail or page.error}")
     if page.status in BLOCKED_STATUSES:
         return SiteProblem("blocked", f"{page.url} answered HTTP {page.status}")
     if page.error == "challenge":

@@ -113,7 +113,7 @@ def test_the_cli_hands_its_work_to_the_running_server(served, settings, demo_sit
     assert main(["resync", "--due", "--json"]) == 0  # nothing is due a minute after a run
     assert capsys.readouterr().out.strip() == "[]"
     assert main(["run", "http://127.0.0.1:9/", "--business", "nothing"]) == 2  # a site problem, from the server
-    assert "ingest: error: Your website answered with an error" in capsys.readouterr().err
+    assert "ingest: error: Your website answered with an error, or not at all" in capsys.readouterr().err
     assert main(["serve", "--port", str(free_port())]) == 2
     assert "already owns" in capsys.readouterr().err
 
