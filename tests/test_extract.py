@@ -614,3 +614,22 @@ def test_read_more_links_are_not_content():
     )
     md = parse_html(html, "https://x.example/").markdown
     assert "Our menu has more than forty dishes; erfahren Sie mehr auf der Tortenseite." in md
+
+
+def test_an_faqs_question_in_details_opens_its_answers_paragraph():
+    # As separate paragraphs, a question could end one passage and its answer ("Nee")
+    # begin the next, answering nothing a caller could read out.
+    faq = "".join(
+        f"<details><summary>{q}</summary><p>{a}</p></details>"
+        for q, a in [
+            ("Kan ik contant betalen?", "Nee, wij zijn een pinwinkel: pin, creditcard of contactloos."),
+            ("Halen en brengen jullie fietsen op?", "Ja, binnen Utrecht voor € 15,00 heen en terug."),
+        ]
+    )
+    teaser = f"<details><summary>{'Read the full terms and conditions of the rental agreement. ' * 4}</summary><p>{LONG[:200]}</p></details>"
+    listed = "<details><summary>What do I bring?</summary><ul><li>Your ID</li><li>A deposit</li></ul></details>"
+    md = parse_html(_page(f"<h1>Veelgestelde vragen</h1>{faq}{teaser}{listed}"), "https://fiets.example/faq/").markdown
+    assert "**Kan ik contant betalen?** Nee, wij zijn een pinwinkel" in md
+    assert "**Halen en brengen jullie fietsen op?** Ja, binnen Utrecht" in md
+    assert "\n\nRead the full terms" in md  # a teaser is no question: left as it was
+    assert "What do I bring?\n\n- Your ID" in md  # an answer that is no paragraph: left too
