@@ -3,7 +3,7 @@
 
 import json
 
-from ingest.extract.facts import card_markdown, contact_card, one_line_address
+from ingest.extract.facts import card_markdown, contact_card, days_of, one_line_address
 from ingest.extract.html import parse_html
 from ingest.extract.language import text_language
 from ingest.models import Fact
@@ -136,6 +136,68 @@ def test_opening_hours_come_in_the_order_of_the_week_with_the_closed_days():
     hours = [f.value for f in contact_card([(doc.url, doc.facts)]) if f.kind == "hours"]
     assert [h.split()[0] for h in hours] == ["Lunes", "Martes", "Miércoles", "Jueves", "Viernes", "Sábado", "Domingo"]
     assert hours[0] == "Lunes Cerrado"  # a day said to be closed is a fact a caller asks for
+
+
+def test_the_card_says_the_week_once_per_language_from_the_place_that_says_it_best():
+    # A Dutch bike shop states its hours in JSON-LD (English, no closed day), on its
+    # contact page (a range and a late Thursday) and on its hours page (a line a day);
+    # read from all three the card repeated days, mixed up the week and was cut at
+    # MAX_HOURS mid-week.
+    days = ("Dinsdag", "Woensdag", "Donderdag", "Vrijdag", "Zaterdag", "Zondag")
+    rows = "".join(
+        f"<tr><td>{d}</td><td>{'12.00 – 16.00' if d == 'Zondag' else '09.00 – 18.00'}</td></tr>" for d in days
+    )
+    hours_page = parse_html(
+        page(f"<h1>Openingstijden</h1><table><tr><td>Maandag</td><td>Gesloten</td></tr>{rows}</table>"),
+        "https://fiets.example/openingstijden/",
+    )
+    contact = parse_html(
+        page(
+            "<h1>Contact</h1><p>Maandag Gesloten</p><p>Dinsdag t/m vrijdag 09.00 – 18.00</p>"
+            "<p>Donderdag (koopavond) 09.00 – 21.00</p><p>Zaterdag 09.00 – 18.00</p><p>Zondag 12.00 – 16.00</p>"
+        ),
+        "https://fiets.example/contact/",
+    )
+    spec = [{"dayOfWeek": d, "opens": "09:00", "closes": "18:00"} for d in ("Tuesday", "Wednesday", "Friday")]
+    ld = json.dumps({"@context": "https://schema.org", "@type": "BikeStore", "openingHoursSpecification": spec})
+    home = parse_html(
+        page("<h1>Fiets</h1>", head=f'<script type="application/ld+json">{ld}</script>'), "https://fiets.example/"
+    )
+    hours = [
+        f.value for f in contact_card([(d.url, d.facts) for d in (home, contact, hours_page)]) if f.kind == "hours"
+    ]
+    dutch = [h for h in hours if h.split()[0] in ("Maandag", *days)]
+    assert [h.split()[0] for h in dutch] == ["Maandag", *days]  # the hours page's week, once, in order
+    assert hours[: len(dutch)] == dutch and "Dinsdag t/m vrijdag 09.00 – 18.00" not in hours
+    assert [h.split()[0] for h in hours[len(dutch) :]] == ["Tuesday", "Wednesday", "Friday"]  # English words follow
+
+
+def test_days_an_hours_line_speaks_of():
+    assert days_of("Dinsdag t/m vrijdag 09.00 – 18.00") == {1, 2, 3, 4}
+    assert days_of("Du lundi au vendredi de 10h à 18h") == {0, 1, 2, 3, 4}
+    assert days_of("Friday–Sunday 12–22") == {4, 5, 6}
+    assert days_of("월-금 09:00~18:00, 토요일 10:00~14:00") == {0, 1, 2, 3, 4, 5}
+    assert days_of("평일 09:00~18:00") == {0, 1, 2, 3, 4}
+    assert days_of("A receção está aberta todos os dias das 8h00 às 22h00") == set(range(7))
+    assert days_of("Orari di apertura 12-15") == set()  # "di" is Italian for "of", not Tuesday
+
+
+def test_hours_said_in_a_sentence_with_french_and_portuguese_times_reach_the_card():
+    doc = parse_html(
+        page(
+            "<h1>Contactos</h1><p>A receção está aberta todos os dias das 8h00 às 22h00, exceto ao domingo, "
+            "em que fecha às 18h00.</p>"
+        ),
+        "https://alfama.example/contactos/",
+    )
+    post = parse_html(
+        page("<h1>Obras</h1><p>Respondemos ao telefone de segunda a sexta, das 10h00 às 17h00.</p>"),
+        "https://alfama.example/noticias/encerramento-temporario/",  # "temporario" holds "orari"
+    )
+    hours = [f.value for f in contact_card([(doc.url, doc.facts), (post.url, post.facts)]) if f.kind == "hours"]
+    assert hours == ["A receção está aberta todos os dias das 8h00 às 22h00, exceto ao domingo, em que fecha às 18h00."]
+    bistro = parse_html(page("<h1>Contact</h1><p>Du lundi au vendredi de 10h à 18h</p>"), "https://b.example/contact/")
+    assert [f.value for f in bistro.facts if f.kind == "hours"] == ["Du lundi au vendredi de 10h à 18h"]
 
 
 def test_json_ld_hours_for_the_same_days_make_one_line():

@@ -138,7 +138,8 @@ _FAX = re.compile(r"\bfax\b", re.IGNORECASE)
 _HOURS_WORDS = re.compile(
     r"\b(opening hours|(?:office|business|store|shop|our|service|visiting) hours|hours(?=\s*[:：])|open|"
     r"öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
-    r"horaires|ouvert|orari|aperto|openingstijden|geopend)\b|영업시간|운영시간|진료\s*시간",
+    r"horaires|ouvert|orari|aperto|aperti|openingstijden|geopend|aberto|aberta|abertos|horário|funcionamento)\b|"
+    r"영업시간|운영시간|진료\s*시간",
     re.IGNORECASE,
 )
 # Each weekday's names, Monday first, in the card's languages: hours are shown in the
@@ -146,18 +147,33 @@ _HOURS_WORDS = re.compile(
 _WEEK = tuple(
     names.split()
     for names in (
-        "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag 월요일 월",
-        "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag 화요일 화",
-        "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag 수요일 수",
-        "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag 목요일 목",
-        "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag 금요일 금",
+        "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag segunda 월요일 월",
+        "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag terça 화요일 화",
+        "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag quarta "
+        "수요일 수",
+        "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag quinta "
+        "목요일 목",
+        "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag sexta 금요일 금",
         "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
         "토요일 토",
         "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag 일요일 일",
     )
 )
 _WEEKDAY_OF = {name: i for i, names in enumerate(_WEEK) for name in names}
-_EVERY_DAY = ("weekdays", "daily", "täglich", "werktags")  # say the week from its start
+# Said of the whole week, from its start: "täglich", "todos os dias", "elke dag".
+_EVERY_DAY = (
+    "weekdays",
+    "daily",
+    "täglich",
+    "werktags",
+    "todos los días",
+    "todos os dias",
+    "tous les jours",
+    "tutti i giorni",
+    "elke dag",
+    "dagelijks",
+    "her gün",
+)
 _DAY = re.compile(
     r"\b("
     + "|".join([*sorted((n for names in _WEEK for n in names if len(n) > 2), key=len, reverse=True), *_EVERY_DAY])
@@ -178,8 +194,8 @@ _CLOSED = re.compile(
     re.IGNORECASE,
 )
 _TIME_RANGE = re.compile(
-    r"(?<![\d.,:/])\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|to|bis|a|hasta|ile)\s*"
-    r"\d{1,2}(?:[:.]\d{2})?(?![\d%])",
+    r"(?<![\d.,:/])\d{1,2}(?:[:.]\d{2}|h\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*"
+    r"(?:-|–|—|~|to|bis|a|à|às|hasta|ile|alle|tot|até)\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")  # a dated line is an event, not the hours (a phone's digits are not)
@@ -419,10 +435,15 @@ def _schema_hours(spec) -> list[str]:
 def weekday(text: str) -> int:
     """The weekday (0 = Monday) an hours line starts with, in any of the card's
     languages; 7 when it names none. "Daily" and "Mo–Fr" start the week."""
-    for word in _WORD.findall(text.casefold()):
+    folded = text.casefold()
+    every = min((folded.find(phrase) for phrase in _EVERY_DAY if " " in phrase and phrase in folded), default=-1)
+    for match in _WORD.finditer(folded):
+        word = match.group(0)
+        if 0 <= every < match.start():
+            return 0  # "aberta todos os dias …, exceto ao domingo"
         if word in _WEEKDAY_OF:
             return _WEEKDAY_OF[word]
-        if word in _EVERY_DAY or word == "tous":  # "tous les jours"
+        if word in _EVERY_DAY:
             return 0
     for i, names in enumerate(_WEEK):  # Korean day names are written without a space before 요일's suffixes
         if names[-1] in text:
@@ -716,9 +737,9 @@ def _merge(known: Fact | None, fact: Fact) -> Fact:
     )
 
 
-_CONTACT_PATH = re.compile(
-    r"contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|find-us|location|"
-    r"visit|hours|öffnungszeiten|horario|orari|openingstijden|오시는|연락",
+_CONTACT_PATH = re.compile(  # a word's start: "/orari/" is an hours page, "/temporario/" none
+    r"(?<![^\W\d_])(?:contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|"
+    r"find-us|location|visit|hours|öffnungszeiten|horario|orari|openingstijden|오시는|연락)",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
@@ -747,7 +768,7 @@ def _homepage(path: str) -> bool:
 def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
     """The site's facts, merged over its pages: each fact once, with the number of pages
     stating it, the page it is best read on (a contact or legal page over any other),
-    structured data first, then facts the most pages state (hours: _hours_order); at
+    structured data first, then facts the most pages state (hours: _hours_kept); at
     most MAX_PER_KIND a kind."""
     counts: Counter[str] = Counter()
     best: dict[str, Fact] = {}
@@ -757,23 +778,109 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
             best[fact.key()] = _merge(best.get(fact.key()), fact)
     card: list[Fact] = []
     for kind in KINDS:
-        ranked = sorted(
-            (
-                replace(f, pages=counts[k])
-                for k, f in best.items()
-                if f.kind == kind and _the_business(f, counts[k], len(pages))
-            ),
-            key=_hours_order if kind == "hours" else lambda f: (not f.structured, -f.pages, f.url, f.value),
-        )
-        card.extend(ranked[: MAX_HOURS if kind == "hours" else MAX_PER_KIND])
+        found = [
+            replace(f, pages=counts[k])
+            for k, f in best.items()
+            if f.kind == kind and _the_business(f, counts[k], len(pages))
+        ]
+        if kind == "hours":
+            card.extend(_hours_kept(_hours_places(pages, {f.key(): f for f in found})))
+        else:
+            card.extend(sorted(found, key=lambda f: (not f.structured, -f.pages, f.url, f.value))[:MAX_PER_KIND])
     return card
 
 
-def _hours_order(fact: Fact) -> tuple:
-    """Structured hours, then a contact page's, then the homepage's, each page's in the
-    order of the week (a day's lines as the page gives them): a site says its hours in
-    several places and languages, and the card keeps MAX_HOURS lines."""
-    return (not fact.structured, -_contact_rank(fact.url), fact.url, weekday(fact.value))
+def _hours_places(pages: list[tuple[str, tuple[Fact, ...]]], card: dict[str, Fact]) -> list[list[Fact]]:
+    """The card's hours lines by the place that states them: structured data, the
+    template (a line on MIN_PAGES_FOR_FACT pages or more), or one page. A line two pages
+    state (an hours page's and the contact page's "Maandag Gesloten") is in both."""
+    places: dict[str, dict[str, Fact]] = {}
+    for url, facts in sorted(pages, key=lambda page: page[0]):
+        for fact in facts:
+            shown = card.get(fact.key()) if fact.kind == "hours" else None
+            if shown is None:
+                continue
+            place = "structured" if fact.structured else "template" if shown.pages >= MIN_PAGES_FOR_FACT else url
+            places.setdefault(place, {}).setdefault(fact.key(), shown)
+    return [list(lines.values()) for lines in places.values()]
+
+
+def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
+    """The hours as one place states them: a site says them in several (structured data,
+    the contact page, an hours page, the homepage) and languages, and a week read from
+    three places at once repeats days, mixes the order of the week, and was cut at
+    MAX_HOURS mid-week (a Dutch bike shop's card: 12 lines, Friday to Sunday lost).
+    Each place's lines are kept whole, in the order of the week; first the place that
+    covers the most days (closed days count; then the one repeating fewest, the one
+    with a line a day, a page over structured data, a contact page, the homepage), then
+    only a place that adds days or says them in other words (another language), while
+    all fits in MAX_HOURS."""
+
+    def rank(lines: list[Fact]) -> tuple:
+        days = [days_of(f.value) for f in lines]
+        covered = set().union(*days)
+        first = min(lines, key=lambda f: (-_contact_rank(f.url), f.url))
+        repeated = sum(map(len, days)) - len(covered)
+        return (-len(covered), repeated, -len(lines), first.structured, -_contact_rank(first.url), first.url)
+
+    kept: list[Fact] = []
+    covered: set[int] = set()
+    words: set[str] = set()
+    for lines in sorted(places, key=rank):
+        days = set().union(*(days_of(f.value) for f in lines))
+        named = set().union(*(_day_words(f.value) for f in lines))
+        if kept and not (days - covered) and (named & words or not named):
+            continue  # the same days, in the same words or in none: said already
+        if len(kept) + len(lines) > MAX_HOURS:
+            continue
+        kept += sorted(lines, key=lambda f: weekday(f.value))
+        covered |= days
+        words |= named
+    return kept
+
+
+# Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
+# "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
+_DAY_RANGE = re.compile(
+    r"^\s*\.?\s*(?:-|–|—|~|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila)\s*$",
+    re.IGNORECASE,
+)
+_KOREAN_DAY = re.compile(r"(?<![가-힣])[월화수목금토일](?=요일|\s*[-~–]|\s|$|[,)·])")
+_WORKING_WEEK = ("weekdays", "werktags", "평일")
+
+
+def _day_mentions(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, weekday) of each day named in an hours line: full names, and short
+    ones written with a capital ("Mo", "Di", "Sáb"; "di" is Italian for "of")."""
+    found = [
+        (m.start(), m.end(), _WEEKDAY_OF[m.group(0).casefold()])
+        for m in _WORD.finditer(text)
+        if m.group(0).casefold() in _WEEKDAY_OF and (len(m.group(0)) > 3 or m.group(0)[0].isupper())
+    ]
+    found += [(m.start(), m.end(), "월화수목금토일".index(m.group(0))) for m in _KOREAN_DAY.finditer(text)]
+    return sorted(found)
+
+
+def days_of(text: str) -> set[int]:
+    """The weekdays (0 = Monday) an hours line speaks of: the days it names, those
+    between two joined as a range, the whole week for "daily" or "todos os dias", Monday
+    to Friday for "weekdays"."""
+    folded = text.casefold()
+    words = set(_WORD.findall(folded))
+    if words & set(_WORKING_WEEK):
+        return set(range(5))
+    if words & set(_EVERY_DAY) or any(" " in phrase and phrase in folded for phrase in _EVERY_DAY):
+        return set(range(7))
+    mentions = _day_mentions(text)
+    days = {day for _, _, day in mentions}
+    for (_, end, first), (start, _, last) in zip(mentions, mentions[1:]):
+        if _DAY_RANGE.match(text[end:start]):
+            days |= {d % 7 for d in range(first, last + (7 if last < first else 0) + 1)}
+    return days
+
+
+def _day_words(text: str) -> set[str]:
+    return {text[start:end].casefold() for start, end, _ in _day_mentions(text)}
 
 
 def _words(kind: str, langs: list[str]) -> str:
