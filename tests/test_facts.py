@@ -414,3 +414,30 @@ def test_italian_contact_and_hours_pages_and_a_booking_page_reach_the_card():
     card = contact_card(pages)
     assert [f.value for f in card if f.kind == "hours"] == ["Lunedì Chiuso", "Martedì 12:00–14:30 19:00–23:30"]
     assert "+393331234567" in [f.value for f in card if f.kind == "whatsapp"]  # stated on the booking page only
+
+
+def test_a_portuguese_guesthouse_card_has_its_morada_and_no_complaints_book():
+    contact = parse_html(
+        page(
+            "<h1>Contactos</h1><p><strong>Morada:</strong> Rua de São Miguel, 24, 1100-544 Lisboa</p>"
+            '<p><a href="https://reservas.engine.example/alfama">Reservar</a></p>'
+            '<p><a href="https://www.livroreclamacoes.pt/Inicio/">Complaints Book (Livro de Reclamações)</a></p>'
+            '<p><a href="https://www.example.org/address_book">Address Book</a></p>'
+        ),
+        "https://alfama.example/contactos/",
+    )
+    kinds = {(f.kind, f.value) for f in contact.facts}
+    assert ("address", "Rua de São Miguel, 24, 1100-544 Lisboa") in kinds
+    assert [v for k, v in kinds if k == "booking"] == ["https://reservas.engine.example/alfama"]
+    footer = parse_html(
+        page("<h1>Casa</h1><p>Rua de São Miguel, 24<br>1100-544 Lisboa, Portugal</p>"),
+        "https://alfama.example/contactos/",
+    )
+    assert ("address", "Rua de São Miguel, 24, 1100-544 Lisboa, Portugal") in {(f.kind, f.value) for f in footer.facts}
+
+
+def test_a_symbol_is_no_label():
+    doc = parse_html(
+        page('<h1>Contact</h1><p>📞 <a href="tel:0302314567">030 231 45 67</a></p>'), "https://f.example/contact/"
+    )
+    assert [f.label for f in doc.facts if f.value == "030 231 45 67"] == [""]  # not "📞"

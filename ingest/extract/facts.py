@@ -232,7 +232,8 @@ _HOLIDAYS = {
     "공휴일",
 }
 _ADDRESS_WORDS = re.compile(
-    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|주소|visit us|find us|so finden sie uns)\s*[:：]",
+    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|morada|endereço|endereco|indirizzo|주소|visit us|find us|"
+    r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
 )
 _DEFINITION = re.compile(r"^\s*:\s{2,}\S")  # markdownify's "term\n:   definition"
@@ -251,7 +252,7 @@ _US_STREET = (
 _EU_ADDRESS = re.compile(
     r"(?<![\w-])((?:(?:[^\W\d]|\d+\.\s)[^,\n·|•:;+()]{0,50}?)?" + _STREET + r"[^,\n·|•\d]{0,30}?,?\s*\d{1,4}[a-zA-Z]?"
     r"(?:[-/]\d{1,4})?|\d{1,4}[a-zA-Z]?,?\s+" + _STREET + r"[^,\n·|•\d]{1,40}?)"
-    r"\s*[,·|•–-]?\s*((?:[A-Z]{1,2}-)?\d{4,5})\s+([^\W\d][\w'-]*(?:\s[^\W\d][\w'-]*){0,2})",
+    r"\s*[,·|•–-]?\s*((?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?)\s+([^\W\d][\w'-]*(?:\s[^\W\d][\w'-]*){0,2})",
     re.IGNORECASE,
 )
 _US_ADDRESS = re.compile(
@@ -267,7 +268,8 @@ _UK_ADDRESS = re.compile(
     re.IGNORECASE,
 )
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
-_POSTCODE_LINE = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s+\w[\w .'-]{1,40}$")
+# "79098 Freiburg", "1100-544 Lisboa, Portugal", "3511 ZL Utrecht": a postcode, then a place without digits.
+_POSTCODE_LINE = re.compile(r"^(?=.{6,60}$)(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?\s+[^\W\d]+(?:[ .,'-]+[^\W\d]+)*\.?$")
 _STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
 # Messengers a business gives as a way to reach it, by the host of its chat link.
 _CHAT_HOSTS = {
@@ -293,9 +295,11 @@ _CHAT_WORDS = {"chat", "live chat", "chat with us", "chatte mit uns", "chat en v
 _CHAT_NAMES = {"kakaotalk": "KakaoTalk", "kakao talk": "KakaoTalk", "카카오톡": "KakaoTalk", "카톡": "KakaoTalk"}
 _CHAT_NAMES |= {"line": "LINE", "telegram": "Telegram", "텔레그램": "Telegram", "signal": "Signal", "viber": "Viber"}
 _CHAT_NAMES |= {"wechat": "WeChat", "위챗": "WeChat"}
+# "Book" as the link's first word ("Book now", "Book a repair online"), not a noun
+# ("Complaints Book (Livro de Reclamações)", "Guest book").
 _BOOKING_WORDS = re.compile(
-    r"\b(book( now| a table| online)?|booking|reserve|reservation|reservar|reserva|buchen|termin( buchen| vereinbaren)?|"
-    r"rezervasyon|réserver)\b|예약",
+    r"^[\W_]*book\b|\b(booking|reserve|reservation|reservar|reserva|buchen|termin( buchen| vereinbaren)?|rezervasyon|"
+    r"réserver)\b|예약",
     re.IGNORECASE,
 )
 _SCHEMA_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -347,6 +351,8 @@ def _short_label(text: str) -> str:
     label = " ".join(label.split()).strip(" :|·-–,;()")
     if not label or len(label) > MAX_LABEL_CHARS or sum(ch.isdigit() for ch in label) > 2:
         return ""
+    if not any(ch.isalpha() for ch in label):
+        return ""  # "📞", "☎", "→": no word a caller could be told
     word = label.lower().strip(" .:")
     return "" if word in _KIND_WORDS or (word.endswith("s") and word[:-1] in _KIND_WORDS) else label  # "emails"
 
@@ -632,7 +638,13 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
             if any(ch.isdigit() for ch in rest):
                 match = _address_match(rest)  # the address, not the sentence after it; what comes before stays
                 facts.append(Fact("address", _clean(rest[: match.end()] if match else rest), "", url))
-        elif _POSTCODE_LINE.match(line) and i > 0 and _STREET_LINE.search(lines[i - 1]) and len(lines[i - 1]) <= 60:
+        elif (
+            _POSTCODE_LINE.match(line)
+            and not re.match(_US_STREET, line, re.IGNORECASE)  # "1971 University Blvd.", a street with its number
+            and i > 0
+            and _STREET_LINE.search(lines[i - 1])
+            and len(lines[i - 1]) <= 60
+        ):
             street = lines[i - 1]
             if not _PHONE_WORDS.search(street) and not _EMAIL.search(street):
                 facts.append(Fact("address", f"{street}, {line}", "", url))
