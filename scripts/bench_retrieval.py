@@ -70,7 +70,13 @@ def abstention(rows: list[tuple[bool, bool]]) -> dict:
     }
 
 
-def ingest(site: str, model: str, data_dir: Path) -> dict:
+# With --keep each site is served on its own fixed port: a site re-ingested into a kept
+# folder (its .ingested-<site> marker removed) is then resynced as the same source. On a
+# new port it was a second source of the business, beside the first one's passages.
+KEPT_PORT_BASE = 18700
+
+
+def ingest(site: str, model: str, data_dir: Path, port: int = 0) -> dict:
     """Ingests `site` into data_dir with `model` unless it is already there."""
     os.environ.update(
         SITEKB_DATA_DIR=str(data_dir), SITEKB_ALLOW_PRIVATE_HOSTS="true", SITEKB_LOCAL_MODEL=model, HF_HUB_OFFLINE="1"
@@ -84,7 +90,7 @@ def ingest(site: str, model: str, data_dir: Path) -> dict:
     if marker.exists():
         return json.loads(marker.read_text())
     folder, hosts = SITES[site]
-    with StaticSite(str(folder), rewrite_hosts=hosts) as served:
+    with StaticSite(str(folder), rewrite_hosts=hosts, port=port) as served:
         started = time.monotonic()
         report = run(served.base + "/", settings, business=site)
         seconds = time.monotonic() - started
@@ -133,7 +139,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sites", nargs="*", default=list(SITES))
     parser.add_argument("--models", nargs="*", default=None, help="local models (default: the configured one)")
-    parser.add_argument("--keep", help="keep each model's data folder under DIR and reuse it next time")
+    parser.add_argument(
+        "--keep",
+        help="keep each model's data folder under DIR and reuse it next time (remove DIR/<model>/.ingested-<site> "
+        f"to resync that site; sites are then served on fixed ports from {KEPT_PORT_BASE})",
+    )
     parser.add_argument("--questions", default=str(REPO / "scripts" / "questions"), help="folder of <site>.json")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -153,7 +163,8 @@ def main() -> None:
                     file=sys.stderr,
                 )
                 continue
-            info = ingest(site, model, data_dir)
+            port = KEPT_PORT_BASE + list(SITES).index(site) if args.keep else 0
+            info = ingest(site, model, data_dir, port)
             questions = json.loads(questions_file.read_text(encoding="utf-8"))
             results.append({"site": site, "model": model, **info, **ask(site, questions)})
     if args.json:

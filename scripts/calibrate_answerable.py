@@ -21,7 +21,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from bench_retrieval import SITES, ingest  # noqa: E402
+from bench_retrieval import KEPT_PORT_BASE, SITES, ingest  # noqa: E402
 
 FEATURES = ["dense_top", "dense_z", "coverage", "site_coverage", "agreement", "cross_language"]
 MAX_FLAGGED_ANSWERABLE = 0.05
@@ -106,7 +106,7 @@ def main() -> None:
             questions_file = REPO / "scripts" / "questions" / f"{site}.json"
             if not SITES[site][0].exists() or not questions_file.exists():
                 continue
-            ingest(site, model, data_dir)
+            ingest(site, model, data_dir, KEPT_PORT_BASE + list(SITES).index(site) if args.keep else 0)
             with Searcher(load_settings()) as searcher:
                 for q in json.loads(questions_file.read_text(encoding="utf-8")):
                     s = searcher.answer(site, q["question"], 5).signals
