@@ -7,6 +7,7 @@ the command/settings are wrong; 1 internal error.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -215,7 +216,7 @@ def _run(args, settings) -> int:
                 link.close()
         else:
             report = run(args.site, settings, business=args.business, max_pages=args.max_pages, progress=progress)
-    return _finish_run(args, report)
+    return _finish_run(args, report, server=link.url if link is not None else None)
 
 
 # _run_queued's answer when no worker is alive to take the job: the CLI runs it itself.
@@ -262,7 +263,7 @@ def _queue_and_wait(args, jobs) -> RunReport | None:
     return RunReport.model_validate(job.result)
 
 
-def _finish_run(args, report: RunReport) -> int:
+def _finish_run(args, report: RunReport, server: str | None = None) -> int:
     if args.json:
         print(report.model_dump_json(indent=2))
     else:
@@ -270,9 +271,14 @@ def _finish_run(args, report: RunReport) -> int:
     if report.problem:
         print(f"ingest: {report.problem}: {report.message}", file=sys.stderr)
         if report.problem == "private":  # the sentence is the business owner's; this is the operator's way out
+            where = (
+                f"start the server at {server} with SITEKB_ALLOW_PRIVATE_HOSTS=true (it ran this job with its own "
+                "settings), or stop it and run again here"
+                if server
+                else "set SITEKB_ALLOW_PRIVATE_HOSTS=true"
+            )
             print(
-                "ingest: to crawl a site on this machine or a private network (a test, a demo), "
-                "set SITEKB_ALLOW_PRIVATE_HOSTS=true",
+                f"ingest: to crawl a site on this machine or a private network (a test, a demo), {where}",
                 file=sys.stderr,
             )
         return EXIT_PROBLEM
@@ -389,7 +395,7 @@ def _status(args, settings) -> int:
     if args.json:
         print(json.dumps(businesses, ensure_ascii=False, indent=2))
     else:
-        _print_status(businesses, settings)
+        _print_status(businesses, settings, card=bool(args.business))
     return EXIT_OK
 
 
@@ -434,6 +440,7 @@ def _status_of(state: StateStore, settings, ids: list[str]) -> list[dict]:
                     "breaker": breaker,
                     "last_error": (last.get("error") or last.get("message") or None) if last else None,
                     "last_run": last,
+                    "facts": [f.to_dict() for f in state.sources.facts_of(business)],  # as GET /v1/facts serves them
                 }
             )
         return businesses
@@ -441,7 +448,7 @@ def _status_of(state: StateStore, settings, ids: list[str]) -> list[dict]:
         guard.close()
 
 
-def _print_status(businesses: list[dict], settings) -> None:
+def _print_status(businesses: list[dict], settings, card: bool = False) -> None:
     if not businesses:
         where = redact_dsn(settings.database_url) if settings.database_url else settings.data_dir
         print(f"nothing ingested yet in {where}")
@@ -467,6 +474,11 @@ def _print_status(businesses: list[dict], settings) -> None:
                 print(f"  warning: {warning}")
         if b["last_error"]:
             print(f"  last error: {b['last_error']}")
+        if card:  # one business asked for: its contact card, as the assistant gets it from GET /v1/facts
+            print("  contact card:" if b["facts"] else "  contact card: nothing found on the site")
+            for fact in b["facts"]:
+                label = f" ({fact['label']})" if fact.get("label") else ""
+                print(f"    {fact['kind']}: {fact['value']}{label}")
 
 
 def _extract(args, settings) -> int:
@@ -489,6 +501,12 @@ def _extract(args, settings) -> int:
                 f"ingest: could not fetch {args.source}: {page.error or f'HTTP {page.status}'} {page.detail}".rstrip(),
                 file=sys.stderr,
             )
+            if page.error == "private":
+                print(
+                    "ingest: to read a page on this machine or a private network, set SITEKB_ALLOW_PRIVATE_HOSTS=true "
+                    "(or give the saved file's path)",
+                    file=sys.stderr,
+                )
             return EXIT_PROBLEM
         body, url = page.body, page.final_url
     else:
@@ -689,6 +707,11 @@ def _serve(args, settings) -> int:
             link.close()
             print(f"ingest: a server at {link.url} already owns {settings.data_dir}; stop it first", file=sys.stderr)
             return EXIT_PROBLEM
+    taken = _port_taken(args.host, args.port)
+    if taken:
+        hint = "choose another with --port" if "in use" in taken else "check --host"
+        print(f"ingest: cannot listen on {args.host}:{args.port}: {taken}; {hint}", file=sys.stderr)
+        return EXIT_PROBLEM
     host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     url = f"http://{'[' + host + ']' if ':' in host else host}:{args.port}"
     jobs = (
@@ -706,6 +729,22 @@ def _serve(args, settings) -> int:
         log_level="warning",
     )
     return EXIT_OK
+
+
+def _port_taken(host: str, port: int) -> str | None:
+    """Why the API could not listen on host:port (another program has it, or the address
+    is not this machine's), or None: said before the server announces itself, where
+    uvicorn would print its address and only then fail to bind."""
+    import socket
+
+    try:
+        family = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            sock.bind((host, port))
+    except OSError as exc:
+        return "the port is in use by another program" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+    return None
 
 
 def _worker(args, settings) -> int:

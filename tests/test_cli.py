@@ -34,6 +34,10 @@ def test_run_json_report_search_and_status(demo_site, settings, capsys):
     assert status[0]["chunks"] == report["chunks"]["total"]
     assert status[0]["last_run"]["chunks"]["added"] == report["chunks"]["added"]
     assert status[0]["last_run"]["seconds"] > 0
+    assert {"kind": "phone", "value": "+44 1736 555 0199"}.items() <= status[0]["facts"][0].items()
+    # The card a newcomer could only see through the API, in the plain status of one business.
+    assert main(["status", "--business", "demo"]) == 0
+    assert "  contact card:\n    phone: +44 1736 555 0199" in capsys.readouterr().out
 
 
 def test_site_problem_exits_2_with_kind_on_stderr(settings, capsys):
@@ -101,6 +105,26 @@ def test_serve_answers_over_http(demo_site, settings, capsys):
         )
         assert response.status_code == 200
         assert any("15:00" in hit["text"] for hit in response.json()["hits"])
+
+
+def test_serve_on_a_port_another_program_holds_says_so_before_announcing_itself(settings, capsys):
+    import socket
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1:{port}: the port is in use by another program" in err
+    assert "retrieval API on" not in err  # it never claimed to be serving
+
+
+def test_extract_of_a_page_on_this_machine_names_the_setting(site_dir_server, settings, monkeypatch, capsys):
+    (site_dir_server.root_dir / "index.html").write_text("<h1>Hi</h1><p>A page served on loopback.</p>")
+    monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "false")
+    assert main(["extract", site_dir_server.base + "/"]) == 2
+    assert "set SITEKB_ALLOW_PRIVATE_HOSTS=true" in capsys.readouterr().err
 
 
 def test_extract_a_gzipped_file_as_markdown_and_text(tmp_path, capsys):
@@ -263,7 +287,17 @@ def test_search_shows_a_headingless_passage_from_its_first_line(site_dir_server,
 
 
 def test_a_private_site_names_the_setting_that_allows_it(demo_site, settings, monkeypatch, capsys):
+    from conftest import ingest_serve
+
     monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "false")
     assert main(["run", demo_site.base + "/", "--business", "demo"]) == 2
     err = capsys.readouterr().err
     assert "ingest: private:" in err and "set SITEKB_ALLOW_PRIVATE_HOSTS=true" in err
+    # Handed to a server started without it, the setting in this shell does not help:
+    # the way out is the server's (a newcomer was told to set what was already set).
+    with ingest_serve() as base:
+        monkeypatch.setenv("SITEKB_ALLOW_PRIVATE_HOSTS", "true")
+        assert main(["run", demo_site.base + "/", "--business", "demo"]) == 2
+        err = capsys.readouterr().err
+    assert "SITEKB_ALLOW_PRIVATE_HOSTS as set here do not apply" in err
+    assert f"start the server at {base} with SITEKB_ALLOW_PRIVATE_HOSTS=true" in err
