@@ -85,3 +85,21 @@ def test_a_sentence_is_not_split_after_an_ordinal_number():
         "Die Reihe ist offen für alle (jeder 3. Dienstag im Monat um 19 Uhr).",
         "Am 24. August ist leider Schluss. Danach geht es im neuen Raum weiter.",
     ], bodies
+
+
+def test_an_introduction_leads_the_list_it_introduces_and_a_closing_line_joins_its_end():
+    # A guesthouse's house rules, 700 characters, were four passages: the introduction
+    # alone ("… please respect these rules:"), six rules, one rule, and the closing line.
+    rules = "\n".join(
+        f"- **Rule {i}:** guests are asked to respect quiet hours and the neighbours, please." for i in range(9)
+    )
+    doc = _doc(
+        f"# House rules\n\nSo that everyone has a quiet stay, please respect these rules:\n\n{rules}\n\nDamage is charged."
+    )
+    chunks = chunk_document(doc, 120)
+    assert all(c.tokens <= 120 for c in chunks)
+    assert chunks[0].body.startswith("So that everyone has a quiet stay, please respect these rules:\n\n- **Rule 0:**")
+    assert chunks[-1].body.endswith(
+        "Rule 8:** guests are asked to respect quiet hours and the neighbours, please.\n\nDamage is charged."
+    )
+    assert len(chunks) == 2

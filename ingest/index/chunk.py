@@ -20,6 +20,9 @@ CHUNKING_VERSION = "1"
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _WORD = re.compile(r"\w")
 _EMPHASIS = re.compile(r"\*\*|__|`")
+# Text before a block too big for one chunk leads the block's first piece when it takes
+# at most 1/SMALL_LEAD_SHARE of the budget (an introduction); longer, it is a chunk of its own. *ours*
+SMALL_LEAD_SHARE = 3
 # A sentence ends at . ! ? or 。 before a space, but not after a lone number: "jeder 3.
 # Dienstag im Monat", "am 24. August" are one sentence (split there, the tail
 # "Dienstag im Monat um 19 Uhr)." became a passage of its own). *ours*
@@ -132,6 +135,16 @@ def _pack(units: list[str], budget: int, header: str = "", joiner: str = "\n") -
         if count_tokens(candidate) + header_tokens <= budget:
             current.append(unit)
             continue
+        lead = count_tokens(joiner.join(current)) + 2 if current else 0
+        if count_tokens(unit) + header_tokens > budget and lead <= budget // SMALL_LEAD_SHARE:
+            # A block too big for any chunk is split, and the few words before it lead its
+            # first piece: "… please respect these rules:" stays with the rules, not alone.
+            split = _split_block(unit, budget - header_tokens - lead)
+            if current:
+                split[0] = joiner.join([*current, split[0]])
+            pieces.extend(split[:-1])
+            current = [split[-1]]  # what follows may join the last piece
+            continue
         carried: list[str] = []
         if len(current) > 1 and HEADING.match(current[-1]):
             carried = [current.pop()]  # a heading belongs with the text under it, not at a chunk's end
@@ -145,8 +158,8 @@ def _pack(units: list[str], budget: int, header: str = "", joiner: str = "\n") -
         split = _split_block(unit, budget - header_tokens - lead)
         if current:
             split[0] = joiner.join([*current, split[0]])
-            current = []
-        pieces.extend(split)
+        pieces.extend(split[:-1])
+        current = [split[-1]]
     if current:
         pieces.append(joiner.join(current))
     return [f"{header}\n{p}" if header else p for p in pieces]
