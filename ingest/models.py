@@ -88,6 +88,10 @@ class Page:
         return 200 <= self.status < 300 and self.error is None
 
 
+# A link's query parameter naming a language: the same page in another language.
+_LANGUAGE_PARAM = re.compile(r"(?<=[?&])(?:lang|language|locale|lng|hl)=[\w-]*&?")
+
+
 @dataclass(frozen=True)
 class Fact:
     """One line of the business's contact card (ingest/extract/facts.py)."""
@@ -106,6 +110,8 @@ class Fact:
         numbers = re.findall(r"\d+", self.value)
         if self.kind == "address" and len(numbers) >= 2:
             return f"address:{'/'.join(numbers[:2])}"  # "C/ Pelay y Correa, 31, 41010" and "Calle Pelay…, 31, 41010"
+        if self.kind == "booking":  # one booking engine in each of the site's languages: "…?lang=pt", "…?lang=en"
+            return f"booking:{_LANGUAGE_PARAM.sub('', self.value.lower()).rstrip('?&')}"
         return f"{self.kind}:{' '.join(self.value.lower().split())}"
 
     def to_dict(self) -> dict:

@@ -441,3 +441,17 @@ def test_a_symbol_is_no_label():
         page('<h1>Contact</h1><p>📞 <a href="tel:0302314567">030 231 45 67</a></p>'), "https://f.example/contact/"
     )
     assert [f.label for f in doc.facts if f.value == "030 231 45 67"] == [""]  # not "📞"
+
+
+def test_one_booking_engine_in_each_language_is_one_booking_link():
+    pages = []
+    for path, lang, word in (
+        ("/contactos/", "pt", "Reservar"),
+        ("/en/contact/", "en", "Book now"),
+        ("/fr/", "fr", "Réserver"),
+    ):
+        link = f'<a href="https://engine.example/alfama?lang={lang}">{word}</a>'
+        doc = parse_html(page(f"<h1>Casa</h1><p>{link}</p>"), f"https://alfama.example{path}")
+        pages.append((doc.url, doc.facts))
+    bookings = [(f.value, f.label) for f in contact_card(pages) if f.kind == "booking"]
+    assert bookings == [("https://engine.example/alfama?lang=pt", "Reservar")]  # as the contact page links it
