@@ -44,6 +44,9 @@ SITES = {
     "bistro": (REPO / "scripts" / "answer_sites" / "bistro", ("www.bistro-lumiere.example",)),
     "plumber": (REPO / "scripts" / "answer_sites" / "plumber", ()),
     "pizzeria": (REPO / "scripts" / "answer_sites" / "pizzeria", ()),
+    # Built by helpers that never read the code, for newcomer trials (24 questions, 5 unanswerable).
+    "bikeshop": (REPO / "scripts" / "answer_sites" / "bikeshop", ("www.fietsmakerij-utrecht.example",)),
+    "guesthouse": (REPO / "scripts" / "answer_sites" / "guesthouse", ("www.casadaalfama.example",)),
 }
 
 

@@ -1,0 +1,1 @@
+document.querySelector('.menu-toggle')&&document.querySelector('.menu-toggle').addEventListener('click',function(){});
