@@ -180,6 +180,33 @@ def test_days_an_hours_line_speaks_of():
     assert days_of("평일 09:00~18:00") == {0, 1, 2, 3, 4}
     assert days_of("A receção está aberta todos os dias das 8h00 às 22h00") == set(range(7))
     assert days_of("Orari di apertura 12-15") == set()  # "di" is Italian for "of", not Tuesday
+    for line in (
+        "Segunda-feira a sexta-feira 9h-18h",
+        "월요일부터 금요일까지",
+        "월요일~금요일",
+        "Lun-Ven 9h-18h",
+        "Ma t/m Vr",
+    ):
+        assert days_of(line) == {0, 1, 2, 3, 4}, line
+
+
+def test_ordinals_and_counts_are_no_hours_and_joined_up_hours_paths_are_hours_pages():
+    for text in (
+        "Estamos en la segunda planta, habitaciones 1 a 4.",
+        "La quinta edizione del festival, dalle 18 alle 23.",
+        "Je kunt elke dag 2 tot 4 fietsen reserveren.",
+    ):
+        doc = parse_html(page(f"<h1>Info</h1><p>{text}</p>"), "https://x.example/contact/")
+        assert not [f for f in doc.facts if f.kind == "hours"], text
+    hours = parse_html(page("<h1>Hours</h1><p>Monday to Friday 9:00-18:00</p>"), "https://x.example/openinghours/")
+    other = parse_html(page("<h1>About</h1><p>We fix bikes.</p>"), "https://x.example/about/")
+    card = contact_card([(d.url, d.facts) for d in (hours, other)])
+    assert [f.value for f in card if f.kind == "hours"] == ["Monday to Friday 9:00-18:00"]
+
+
+def test_a_place_named_st_after_its_postcode_is_no_us_street():
+    doc = parse_html(page("<h1>Kontakt</h1><p>Marktgasse 12<br>9000 St. Gallen</p>"), "https://x.example/kontakt/")
+    assert ("address", "Marktgasse 12, 9000 St. Gallen") in {(f.kind, f.value) for f in doc.facts}
 
 
 def test_hours_said_in_a_sentence_with_french_and_portuguese_times_reach_the_card():
@@ -455,3 +482,18 @@ def test_one_booking_engine_in_each_language_is_one_booking_link():
         pages.append((doc.url, doc.facts))
     bookings = [(f.value, f.label) for f in contact_card(pages) if f.kind == "booking"]
     assert bookings == [("https://engine.example/alfama?lang=pt", "Reservar")]  # as the contact page links it
+
+
+def test_a_long_week_is_cut_not_dropped_and_a_footer_repeating_a_day_keeps_the_week_in_order():
+    days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    rows = "".join(f"<p>{d} 12:00 – 15:00</p><p>{d} 19:00 – 23:00</p>" for d in days)  # lunch and dinner: 14 lines
+    contact = parse_html(page(f"<h1>Contact</h1>{rows}"), "https://r.example/contact/")
+    home = parse_html(page("<h1>R</h1><p>Open Monday to Friday 9:00 – 18:00</p>"), "https://r.example/")
+    hours = [f.value for f in contact_card([(d.url, d.facts) for d in (home, contact)]) if f.kind == "hours"]
+    assert len(hours) == 12 and hours[0] == "Monday 12:00 – 15:00"  # the fullest place, cut; not the homepage's line
+    week = "".join(f"<tr><td>{d}</td><td>9:00 – 17:00</td></tr>" for d in days)
+    pages = [parse_html(page(f"<h1>Hours</h1><table>{week}</table>"), "https://s.example/hours/")]
+    footer = "<footer><p>Sunday 9:00 – 17:00</p></footer>"
+    pages += [parse_html(page(f"<h1>P{i}</h1><p>Text.</p>{footer}"), f"https://s.example/p{i}/") for i in range(4)]
+    hours = [f.value for f in contact_card([(d.url, d.facts) for d in pages]) if f.kind == "hours"]
+    assert [h.split()[0] for h in hours] == list(days)  # Sunday, in the footer too, stays last

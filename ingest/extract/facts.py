@@ -147,19 +147,22 @@ _HOURS_WORDS = re.compile(
 _WEEK = tuple(
     names.split()
     for names in (
-        "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag segunda 월요일 월",
-        "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag terça 화요일 화",
-        "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag quarta "
-        "수요일 수",
-        "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag quinta "
-        "목요일 목",
-        "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag sexta 금요일 금",
+        "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag 월요일 월",
+        "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag 화요일 화",
+        "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag 수요일 수",
+        "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag 목요일 목",
+        "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag 금요일 금",
         "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
         "토요일 토",
         "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag 일요일 일",
     )
 )
 _WEEKDAY_OF = {name: i for i, names in enumerate(_WEEK) for name in names}
+# Portuguese weekdays are also ordinals ("segunda planta", "a quinta edição"): a day for
+# the order of the week and in a range ("de segunda a sexta"), but an hours line needs
+# the "-feira" form ("segunda-feira") to be found.
+_PT_WEEKDAYS = {"segunda": 0, "terça": 1, "terca": 1, "quarta": 2, "quinta": 3, "sexta": 4}
+_WEEKDAY_OF |= _PT_WEEKDAYS
 # Said of the whole week, from its start: "täglich", "todos os dias", "elke dag".
 _EVERY_DAY = (
     "weekdays",
@@ -177,6 +180,8 @@ _EVERY_DAY = (
 _DAY = re.compile(
     r"\b("
     + "|".join([*sorted((n for names in _WEEK for n in names if len(n) > 2), key=len, reverse=True), *_EVERY_DAY])
+    + r"|(?:segunda|terça|terca|quarta|quinta|sexta)-feira"
+    + r"|(?:segunda|terça|terca|quarta|quinta)\s+(?:a|à|até)\s+(?:terça|quarta|quinta|sexta|sábado|sabado|domingo)"
     + r")\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO)\b)|"
     r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]",
     re.IGNORECASE,
@@ -194,8 +199,10 @@ _CLOSED = re.compile(
     re.IGNORECASE,
 )
 _TIME_RANGE = re.compile(
-    r"(?<![\d.,:/])\d{1,2}(?:[:.]\d{2}|h\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*"
-    r"(?:-|–|—|~|to|bis|a|à|às|hasta|ile|alle|tot|até)\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
+    r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|to|bis|a|hasta|ile)"
+    # "das 8h00 às 22h00", "de 10h à 18h", "van 9.00 tot 18.00": these words join times
+    # written as times ("2 tot 4 fietsen" is no range of hours)
+    r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até))\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")  # a dated line is an event, not the hours (a phone's digits are not)
@@ -640,7 +647,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
                 facts.append(Fact("address", _clean(rest[: match.end()] if match else rest), "", url))
         elif (
             _POSTCODE_LINE.match(line)
-            and not re.match(_US_STREET, line, re.IGNORECASE)  # "1971 University Blvd.", a street with its number
+            and not _us_street_line(line)
             and i > 0
             and _STREET_LINE.search(lines[i - 1])
             and len(lines[i - 1]) <= 60
@@ -651,6 +658,13 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
         elif not home and (found := one_line_address(line)):
             facts.append(Fact("address", found, "", url))  # a homepage's own: in its footer, on every page
     return facts
+
+
+def _us_street_line(line: str) -> bool:
+    """ "1971 University Blvd.", a number and a street, not a postcode and a place; but
+    "9000 St. Gallen", "9561 Ter Apel" are places."""
+    match = re.match(_US_STREET, line, re.IGNORECASE)
+    return bool(match and len(match.group(0).split()) >= 3)
 
 
 def one_line_address(text: str) -> str | None:
@@ -749,9 +763,9 @@ def _merge(known: Fact | None, fact: Fact) -> Fact:
     )
 
 
-_CONTACT_PATH = re.compile(  # a word's start: "/orari/" is an hours page, "/temporario/" none
-    r"(?<![^\W\d_])(?:contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|"
-    r"find-us|location|visit|hours|öffnungszeiten|horario|orari|openingstijden|오시는|연락)",
+_CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; "/openinghours/" one too
+    r"contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|find-us|location|"
+    r"visit|hours|öffnungszeiten|horario|(?<![^\W\d_])orari|openingstijden|오시는|연락",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
@@ -804,16 +818,27 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
 
 def _hours_places(pages: list[tuple[str, tuple[Fact, ...]]], card: dict[str, Fact]) -> list[list[Fact]]:
     """The card's hours lines by the place that states them: structured data, the
-    template (a line on MIN_PAGES_FOR_FACT pages or more), or one page. A line two pages
-    state (an hours page's and the contact page's "Maandag Gesloten") is in both."""
+    template (lines on MIN_PAGES_FOR_FACT pages or more), or one page. A line two pages
+    state (an hours page's and the contact page's "Maandag Gesloten") is in both, and a
+    template line a page with hours of its own states is in that page's too (the footer
+    repeating Sunday must not take Sunday out of the hours page's week)."""
     places: dict[str, dict[str, Fact]] = {}
     for url, facts in sorted(pages, key=lambda page: page[0]):
+        own: dict[str, Fact] = {}
+        shared: dict[str, Fact] = {}
         for fact in facts:
             shown = card.get(fact.key()) if fact.kind == "hours" else None
             if shown is None:
                 continue
-            place = "structured" if fact.structured else "template" if shown.pages >= MIN_PAGES_FOR_FACT else url
-            places.setdefault(place, {}).setdefault(fact.key(), shown)
+            if fact.structured:
+                places.setdefault("structured", {}).setdefault(fact.key(), shown)
+            elif shown.pages >= MIN_PAGES_FOR_FACT:
+                shared.setdefault(fact.key(), shown)
+                places.setdefault("template", {}).setdefault(fact.key(), shown)
+            else:
+                own.setdefault(fact.key(), shown)
+        if own:
+            places.setdefault(url, {}).update({**own, **shared})
     return [list(lines.values()) for lines in places.values()]
 
 
@@ -823,8 +848,8 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
     three places at once repeats days, mixes the order of the week, and was cut at
     MAX_HOURS mid-week (a Dutch bike shop's card: 12 lines, Friday to Sunday lost).
     Each place's lines are kept whole, in the order of the week; first the place that
-    covers the most days (closed days count; then the one repeating fewest, the one
-    with a line a day, a page over structured data, a contact page, the homepage), then
+    covers the most days (closed days count; then the one saying more lines, the one
+    repeating fewest days, a page over structured data, a contact page, the homepage), then
     only a place that adds days or says them in other words (another language), while
     all fits in MAX_HOURS."""
 
@@ -833,7 +858,7 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
         covered = set().union(*days)
         first = min(lines, key=lambda f: (-_contact_rank(f.url), f.url))
         repeated = sum(map(len, days)) - len(covered)
-        return (-len(covered), repeated, -len(lines), first.structured, -_contact_rank(first.url), first.url)
+        return (-len(covered), -len(lines), repeated, first.structured, -_contact_rank(first.url), first.url)
 
     kept: list[Fact] = []
     covered: set[int] = set()
@@ -843,9 +868,9 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
         named = set().union(*(_day_words(f.value) for f in lines))
         if kept and not (days - covered) and (named & words or not named):
             continue  # the same days, in the same words or in none: said already
-        if len(kept) + len(lines) > MAX_HOURS:
+        if kept and len(kept) + len(lines) > MAX_HOURS:
             continue
-        kept += sorted(lines, key=lambda f: weekday(f.value))
+        kept += sorted(lines, key=lambda f: weekday(f.value))[:MAX_HOURS]  # the best place, cut only if alone too long
         covered |= days
         words |= named
     return kept
@@ -854,22 +879,31 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
-    r"^\s*\.?\s*(?:-|–|—|~|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila)\s*$",
+    r"^\s*\.?\s*(?:-|–|—|~|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|부터)\s*$",
     re.IGNORECASE,
 )
-_KOREAN_DAY = re.compile(r"(?<![가-힣])[월화수목금토일](?=요일|\s*[-~–]|\s|$|[,)·])")
+_KOREAN_DAY = re.compile(r"(?<![가-힣])([월화수목금토일])(?:요일|(?![가-힣]))")
+# Short names a range is written with, counted when capitalised ("Lun-Ven", "Seg-Sex",
+# "Ma t/m Vr"): French, Italian, Portuguese, Dutch.
+_SHORT_WEEKDAYS = {"mer": 2, "jeu": 3, "ven": 4, "gio": 3, "seg": 0, "ter": 1, "qua": 2, "qui": 3, "sex": 4}
+_SHORT_WEEKDAYS |= {"ma": 0, "wo": 2, "vr": 4, "za": 5, "zo": 6}
 _WORKING_WEEK = ("weekdays", "werktags", "평일")
+_HANGUL = re.compile(r"[가-힣]")
 
 
 def _day_mentions(text: str) -> list[tuple[int, int, int]]:
     """(start, end, weekday) of each day named in an hours line: full names, and short
     ones written with a capital ("Mo", "Di", "Sáb"; "di" is Italian for "of")."""
-    found = [
-        (m.start(), m.end(), _WEEKDAY_OF[m.group(0).casefold()])
-        for m in _WORD.finditer(text)
-        if m.group(0).casefold() in _WEEKDAY_OF and (len(m.group(0)) > 3 or m.group(0)[0].isupper())
-    ]
-    found += [(m.start(), m.end(), "월화수목금토일".index(m.group(0))) for m in _KOREAN_DAY.finditer(text)]
+    found = []
+    for m in _WORD.finditer(text):
+        word, folded = m.group(0), m.group(0).casefold()
+        day = _WEEKDAY_OF.get(folded) if len(word) > 3 or word[0].isupper() else None
+        if day is None and word[0].isupper():
+            day = _SHORT_WEEKDAYS.get(folded)
+        if day is not None and not _HANGUL.match(word):
+            end = m.end() + 6 if text[m.end() : m.end() + 6].casefold() == "-feira" else m.end()
+            found.append((m.start(), end, day))
+    found += [(m.start(), m.end(), "월화수목금토일".index(m.group(1))) for m in _KOREAN_DAY.finditer(text)]
     return sorted(found)
 
 
