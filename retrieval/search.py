@@ -20,7 +20,7 @@ import numpy as np
 
 from ingest.index.chunk import body_of
 from ingest.kb.embed import Embedder, make_embedder
-from ingest.kb.lexical import ANALYSED_LANGUAGES, document_terms, query_language, query_terms
+from ingest.kb.lexical import ANALYSED_LANGUAGES, document_terms, query_language, query_language_votes, query_terms
 from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
 from ingest.kb.state import StateStore
 from ingest.kb.store import Hit, SearchMode, SharedStore, open_existing_store
@@ -113,7 +113,19 @@ def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
     an English site), or None when unclear. Korean is told by its script."""
     if _HANGUL.search(query):
         return "ko"
-    return query_language(query, {*business_languages, "en"} - {""}) or query_language(query, ANALYSED_LANGUAGES)
+    found = query_language(query, {*business_languages, "en"} - {""})
+    if found:
+        return found
+    # Among every language, one word is too little: "Bike rental per day?" has Italian's
+    # "per", "Dog friendly?" Danish's "dog". Two words, or one and a letter or sign of
+    # the language ("¿Abren los sábados?", "Siete aperti il lunedì?").
+    other, votes = query_language_votes(query, ANALYSED_LANGUAGES)
+    if other and (votes >= 2 or any(ch in _TELLING_LETTERS.get(other, "") for ch in query.casefold())):
+        return other
+    return None
+
+
+_TELLING_LETTERS = {"es": "¿¡ñ", "pt": "ãõç", "fr": "çœêë", "it": "àèìòù", "de": "ßäöü", "tr": "ığş", "ro": "ăâîșț"}
 
 
 def site_languages(business_languages: tuple[str, ...]) -> set[str]:

@@ -50,6 +50,10 @@ def test_a_question_in_a_language_the_site_lacks_is_told_too():
     # The site's languages win a tie, and a question with no telling word stays unclear.
     assert language_of("¿Abren los sábados?", ("es", "en")) == "es"
     assert language_of("Wifi?", ("en",)) is None
+    # One stopword of some language is no evidence: "per" is Italian's, "dog" Danish's.
+    for question in ("Bike rental per day?", "Dog friendly?", "Sale today?"):
+        assert language_of(question, ("en",)) is None, question
+    assert language_of("Fiets huren per dag?", ("nl", "en")) is None
 
 
 def _hit(pid: str, url: str, lang: str) -> Hit:

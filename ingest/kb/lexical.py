@@ -94,9 +94,14 @@ def query_language(text: str, candidates: set[str] | tuple[str, ...]) -> str | N
     """The candidate language whose stopwords the query uses most ("¿Con qué sistema se
     marca la asistencia?" -> es), or None when no candidate clearly wins. Short spoken
     questions are full of function words, which is what makes this work."""
+    return query_language_votes(text, candidates)[0]
+
+
+def query_language_votes(text: str, candidates: set[str] | tuple[str, ...]) -> tuple[str | None, int]:
+    """query_language's answer and how many of the query's words voted for it."""
     codes = sorted({analysis_language(c) for c in candidates} - {PLAIN})
     if not codes:
-        return None
+        return None, 0
     words = _WORDS.findall(text.lower())
     counts = {code: 0 for code in codes}
     for word in set(words):
@@ -106,4 +111,4 @@ def query_language(text: str, candidates: set[str] | tuple[str, ...]) -> str | N
             counts[code] += not _stopword_probe(code).embed_query(word).indices
     best = max(counts.values())
     winners = [code for code, n in counts.items() if n == best]
-    return winners[0] if best > 0 and len(winners) == 1 else None
+    return (winners[0], best) if best > 0 and len(winners) == 1 else (None, 0)
