@@ -199,7 +199,7 @@ def _run(args, settings) -> int:
         if report is None:
             return EXIT_OK
         if report is not NO_WORKER:
-            return _finish_run(args, report)
+            return _finish_run(args, report, server="the `ingest worker` processes")
         print("ingest: no worker is running (`ingest worker`): running the job in this process", file=sys.stderr)
         with _progress(sys.stderr.isatty() and not args.json) as progress:
             report = run(args.site, settings, business=args.business, max_pages=args.max_pages, progress=progress)
@@ -272,7 +272,9 @@ def _finish_run(args, report: RunReport, server: str | None = None) -> int:
         print(f"ingest: {report.problem}: {report.message}", file=sys.stderr)
         if report.problem == "private":  # the sentence is the business owner's; this is the operator's way out
             where = (
-                f"start the server at {server} with SITEKB_ALLOW_PRIVATE_HOSTS=true (it ran this job with its own "
+                f"start {server} with SITEKB_ALLOW_PRIVATE_HOSTS=true (they run jobs with their own settings)"
+                if server and server.startswith("the ")
+                else f"start the server at {server} with SITEKB_ALLOW_PRIVATE_HOSTS=true (it ran this job with its own "
                 "settings), or stop it and run again here"
                 if server
                 else "set SITEKB_ALLOW_PRIVATE_HOSTS=true"
@@ -709,7 +711,7 @@ def _serve(args, settings) -> int:
             return EXIT_PROBLEM
     taken = _port_taken(args.host, args.port)
     if taken:
-        hint = "choose another with --port" if "in use" in taken else "check --host"
+        hint = "choose another with --port" if "in use" in taken or "ermission" in taken else "check --host"
         print(f"ingest: cannot listen on {args.host}:{args.port}: {taken}; {hint}", file=sys.stderr)
         return EXIT_PROBLEM
     host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
@@ -741,6 +743,8 @@ def _port_taken(host: str, port: int) -> str | None:
         family = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)[0][0]
         with socket.socket(family, socket.SOCK_STREAM) as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            if family == socket.AF_INET6:  # "::" is IPv6 only there, beside an IPv4 listener
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             sock.bind((host, port))
     except OSError as exc:
         return "the port is in use by another program" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)

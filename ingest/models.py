@@ -111,7 +111,7 @@ class Fact:
         if self.kind == "address" and len(numbers) >= 2:
             return f"address:{'/'.join(numbers[:2])}"  # "C/ Pelay y Correa, 31, 41010" and "Calle Pelay…, 31, 41010"
         if self.kind == "booking":  # one booking engine in each of the site's languages: "…?lang=pt", "…?lang=en"
-            return f"booking:{_LANGUAGE_PARAM.sub('', self.value.lower()).rstrip('?&')}"
+            return f"booking:{_LANGUAGE_PARAM.sub('', self.value.lower()).rstrip('?&').replace('?#', '#')}"
         return f"{self.kind}:{' '.join(self.value.lower().split())}"
 
     def to_dict(self) -> dict:

@@ -633,3 +633,6 @@ def test_an_faqs_question_in_details_opens_its_answers_paragraph():
     assert "**Halen en brengen jullie fietsen op?** Ja, binnen Utrecht" in md
     assert "\n\nRead the full terms" in md  # a teaser is no question: left as it was
     assert "What do I bring?\n\n- Your ID" in md  # an answer that is no paragraph: left too
+    odd = "<details><summary>Where are <em>we</em>?</summary><p></p><p>In Utrecht.</p></details>"
+    md = parse_html(_page(f"<h1>FAQ</h1>{odd}"), "https://fiets.example/faq/").markdown
+    assert "**Where are we?** In Utrecht." in md  # an empty paragraph skipped, no space before "?"

@@ -302,10 +302,11 @@ _CHAT_WORDS = {"chat", "live chat", "chat with us", "chatte mit uns", "chat en v
 _CHAT_NAMES = {"kakaotalk": "KakaoTalk", "kakao talk": "KakaoTalk", "카카오톡": "KakaoTalk", "카톡": "KakaoTalk"}
 _CHAT_NAMES |= {"line": "LINE", "telegram": "Telegram", "텔레그램": "Telegram", "signal": "Signal", "viber": "Viber"}
 _CHAT_NAMES |= {"wechat": "WeChat", "위챗": "WeChat"}
-# "Book" as the link's first word ("Book now", "Book a repair online"), not a noun
-# ("Complaints Book (Livro de Reclamações)", "Guest book").
+# "Book" as a verb: the link's first word ("Book now", "Book a repair online") or after
+# "to"/"or"/"and" ("Click here to book", "Call or book online"); not a noun ("Complaints
+# Book (Livro de Reclamações)", "Guest book", "Address Book").
 _BOOKING_WORDS = re.compile(
-    r"^[\W_]*book\b|\b(booking|reserve|reservation|reservar|reserva|buchen|termin( buchen| vereinbaren)?|rezervasyon|"
+    r"^[\W_]*book\b|\b(?:to|or|and)\s+book\b|\b(booking|reserve|reservation|reservar|reserva|buchen|termin( buchen| vereinbaren)?|rezervasyon|"
     r"réserver)\b|예약",
     re.IGNORECASE,
 )

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, urljoin
 
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup, NavigableString, Tag
 from markdownify import MarkdownConverter
 
 from ingest.extract import budget
@@ -357,12 +357,19 @@ def _summaries_with_answers(soup: BeautifulSoup, tags: _Tags) -> None:
     the next. (As headings, each question and answer became a passage of its own, and
     such question-headed passages drew other questions: dentist and tapas hit@1 fell.)"""
     for summary in tags("summary"):
-        text = summary.get_text(" ", strip=True)
+        text = " ".join(summary.get_text().split())  # "Where are <em>we</em>?", no space before "?"
         details = summary.parent
         if not text or len(text) > SUMMARY_QUESTION_MAX_CHARS or details is None or details.name != "details":
             continue
-        first = next((c for c in details.find_all(True, recursive=False) if c is not summary), None)
-        if first is None or first.name != "p":
+        first = None
+        for child in details.children:  # the answer's first paragraph, with nothing said before it
+            if child is summary or (isinstance(child, NavigableString) and not child.strip()):
+                continue
+            if isinstance(child, Tag) and child.name == "p" and not child.get_text(strip=True):
+                continue
+            first = child
+            break
+        if not isinstance(first, Tag) or first.name != "p":
             continue
         question = soup.new_tag("strong")
         question.string = text
