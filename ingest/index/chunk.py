@@ -136,30 +136,24 @@ def _pack(units: list[str], budget: int, header: str = "", joiner: str = "\n") -
             current.append(unit)
             continue
         lead = count_tokens(joiner.join(current)) + 2 if current else 0
-        if count_tokens(unit) + header_tokens > budget and lead <= budget // SMALL_LEAD_SHARE:
-            # A block too big for any chunk is split, and the few words before it lead its
-            # first piece: "… please respect these rules:" stays with the rules, not alone.
-            split = _split_block(unit, budget - header_tokens - lead)
+        # A block too big for any chunk is split, and the few words before it lead its
+        # first piece: "… please respect these rules:" stays with the rules, not alone.
+        if count_tokens(unit) + header_tokens <= budget or lead > budget // SMALL_LEAD_SHARE:
+            carried: list[str] = []
+            if len(current) > 1 and HEADING.match(current[-1]):
+                carried = [current.pop()]  # a heading belongs with the text under it, not at a chunk's end
             if current:
-                split[0] = joiner.join([*current, split[0]])
-            pieces.extend(split[:-1])
-            current = [split[-1]]  # what follows may join the last piece
-            continue
-        carried: list[str] = []
-        if len(current) > 1 and HEADING.match(current[-1]):
-            carried = [current.pop()]  # a heading belongs with the text under it, not at a chunk's end
-        if current:
-            pieces.append(joiner.join(current))
-        current = carried
-        if count_tokens(joiner.join([*current, unit])) + header_tokens <= budget:
-            current.append(unit)
-            continue
-        lead = count_tokens(joiner.join(current)) + 2 if current else 0
+                pieces.append(joiner.join(current))
+            current = carried
+            if count_tokens(joiner.join([*current, unit])) + header_tokens <= budget:
+                current.append(unit)
+                continue
+            lead = count_tokens(joiner.join(current)) + 2 if current else 0
         split = _split_block(unit, budget - header_tokens - lead)
         if current:
             split[0] = joiner.join([*current, split[0]])
         pieces.extend(split[:-1])
-        current = [split[-1]]
+        current = [split[-1]]  # what follows may join the last piece
     if current:
         pieces.append(joiner.join(current))
     return [f"{header}\n{p}" if header else p for p in pieces]
