@@ -854,19 +854,21 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
     only a place that adds days or says them in other words (another language), while
     all fits in MAX_HOURS."""
 
-    def rank(lines: list[Fact]) -> tuple:
-        days = [days_of(f.value) for f in lines]
-        covered = set().union(*days)
+    summaries = []  # (rank, lines, days covered, day names used) per place
+    for lines in places:
+        mentions = [_day_mentions(f.value) for f in lines]
+        each = [days_of(f.value, m) for f, m in zip(lines, mentions)]
+        days = set().union(*each)
+        named = {f.value[start:end].casefold() for f, m in zip(lines, mentions) for start, end, _ in m}
         first = min(lines, key=lambda f: (-_contact_rank(f.url), f.url))
-        repeated = sum(map(len, days)) - len(covered)
-        return (-len(covered), -len(lines), repeated, first.structured, -_contact_rank(first.url), first.url)
+        repeated = sum(map(len, each)) - len(days)
+        rank = (-len(days), -len(lines), repeated, first.structured, -_contact_rank(first.url), first.url)
+        summaries.append((rank, lines, days, named))
 
     kept: list[Fact] = []
     covered: set[int] = set()
     words: set[str] = set()
-    for lines in sorted(places, key=rank):
-        days = set().union(*(days_of(f.value) for f in lines))
-        named = set().union(*(_day_words(f.value) for f in lines))
+    for _, lines, days, named in sorted(summaries, key=lambda summary: summary[0]):
         if kept and not (days - covered) and (named & words or not named):
             continue  # the same days, in the same words or in none: said already
         if kept and len(kept) + len(lines) > MAX_HOURS:
@@ -889,7 +891,6 @@ _KOREAN_DAY = re.compile(r"(?<![가-힣])([월화수목금토일])(?:요일|(?![
 _SHORT_WEEKDAYS = {"mer": 2, "jeu": 3, "ven": 4, "gio": 3, "seg": 0, "ter": 1, "qua": 2, "qui": 3, "sex": 4}
 _SHORT_WEEKDAYS |= {"ma": 0, "wo": 2, "vr": 4, "za": 5, "zo": 6}
 _WORKING_WEEK = ("weekdays", "werktags", "평일")
-_HANGUL = re.compile(r"[가-힣]")
 
 
 def _day_mentions(text: str) -> list[tuple[int, int, int]]:
@@ -901,33 +902,29 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
         day = _WEEKDAY_OF.get(folded) if len(word) > 3 or word[0].isupper() else None
         if day is None and word[0].isupper():
             day = _SHORT_WEEKDAYS.get(folded)
-        if day is not None and not _HANGUL.match(word):
+        if day is not None:  # Korean names ("월요일", 3 letters, no capitals) are matched below
             end = m.end() + 6 if text[m.end() : m.end() + 6].casefold() == "-feira" else m.end()
             found.append((m.start(), end, day))
     found += [(m.start(), m.end(), "월화수목금토일".index(m.group(1))) for m in _KOREAN_DAY.finditer(text)]
     return sorted(found)
 
 
-def days_of(text: str) -> set[int]:
+def days_of(text: str, mentions: list[tuple[int, int, int]] | None = None) -> set[int]:
     """The weekdays (0 = Monday) an hours line speaks of: the days it names, those
     between two joined as a range, the whole week for "daily" or "todos os dias", Monday
-    to Friday for "weekdays"."""
+    to Friday for "weekdays". `mentions`: _day_mentions(text), when already known."""
     folded = text.casefold()
     words = set(_WORD.findall(folded))
     if words & set(_WORKING_WEEK):
         return set(range(5))
     if words & set(_EVERY_DAY) or any(" " in phrase and phrase in folded for phrase in _EVERY_DAY):
         return set(range(7))
-    mentions = _day_mentions(text)
+    mentions = _day_mentions(text) if mentions is None else mentions
     days = {day for _, _, day in mentions}
     for (_, end, first), (start, _, last) in zip(mentions, mentions[1:]):
         if _DAY_RANGE.match(text[end:start]):
             days |= {d % 7 for d in range(first, last + (7 if last < first else 0) + 1)}
     return days
-
-
-def _day_words(text: str) -> set[str]:
-    return {text[start:end].casefold() for start, end, _ in _day_mentions(text)}
 
 
 def _words(kind: str, langs: list[str]) -> str:
