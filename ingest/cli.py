@@ -199,7 +199,12 @@ def _run(args, settings) -> int:
         if report is None:
             return EXIT_OK
         if report is not NO_WORKER:
-            return _finish_run(args, report, server="the `ingest worker` processes")
+            return _finish_run(
+                args,
+                report,
+                private_way_out="start the `ingest worker` processes with SITEKB_ALLOW_PRIVATE_HOSTS=true "
+                "(they run jobs with their own settings)",
+            )
         print("ingest: no worker is running (`ingest worker`): running the job in this process", file=sys.stderr)
         with _progress(sys.stderr.isatty() and not args.json) as progress:
             report = run(args.site, settings, business=args.business, max_pages=args.max_pages, progress=progress)
@@ -216,7 +221,13 @@ def _run(args, settings) -> int:
                 link.close()
         else:
             report = run(args.site, settings, business=args.business, max_pages=args.max_pages, progress=progress)
-    return _finish_run(args, report, server=link.url if link is not None else None)
+    way_out = (
+        f"start the server at {link.url} with SITEKB_ALLOW_PRIVATE_HOSTS=true (it ran this job with its own "
+        "settings), or stop it and run again here"
+        if link is not None
+        else None
+    )
+    return _finish_run(args, report, private_way_out=way_out)
 
 
 # _run_queued's answer when no worker is alive to take the job: the CLI runs it itself.
@@ -263,7 +274,9 @@ def _queue_and_wait(args, jobs) -> RunReport | None:
     return RunReport.model_validate(job.result)
 
 
-def _finish_run(args, report: RunReport, server: str | None = None) -> int:
+def _finish_run(args, report: RunReport, private_way_out: str | None = None) -> int:
+    """Prints the report; `private_way_out` is what to do about a `private` refusal when
+    another process (a server, the workers) ran the job with its own settings."""
     if args.json:
         print(report.model_dump_json(indent=2))
     else:
@@ -271,14 +284,7 @@ def _finish_run(args, report: RunReport, server: str | None = None) -> int:
     if report.problem:
         print(f"ingest: {report.problem}: {report.message}", file=sys.stderr)
         if report.problem == "private":  # the sentence is the business owner's; this is the operator's way out
-            where = (
-                f"start {server} with SITEKB_ALLOW_PRIVATE_HOSTS=true (they run jobs with their own settings)"
-                if server and server.startswith("the ")
-                else f"start the server at {server} with SITEKB_ALLOW_PRIVATE_HOSTS=true (it ran this job with its own "
-                "settings), or stop it and run again here"
-                if server
-                else "set SITEKB_ALLOW_PRIVATE_HOSTS=true"
-            )
+            where = private_way_out or "set SITEKB_ALLOW_PRIVATE_HOSTS=true"
             print(
                 f"ingest: to crawl a site on this machine or a private network (a test, a demo), {where}",
                 file=sys.stderr,
@@ -711,8 +717,7 @@ def _serve(args, settings) -> int:
             return EXIT_PROBLEM
     taken = _port_taken(args.host, args.port)
     if taken:
-        hint = "choose another with --port" if "in use" in taken or "ermission" in taken else "check --host"
-        print(f"ingest: cannot listen on {args.host}:{args.port}: {taken}; {hint}", file=sys.stderr)
+        print(f"ingest: cannot listen on {args.host}:{args.port}: {taken}", file=sys.stderr)
         return EXIT_PROBLEM
     host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     url = f"http://{'[' + host + ']' if ':' in host else host}:{args.port}"
@@ -734,9 +739,9 @@ def _serve(args, settings) -> int:
 
 
 def _port_taken(host: str, port: int) -> str | None:
-    """Why the API could not listen on host:port (another program has it, or the address
-    is not this machine's), or None: said before the server announces itself, where
-    uvicorn would print its address and only then fail to bind."""
+    """Why the API could not listen on host:port and what to do (another program has it,
+    or the address is not this machine's), or None: said before the server announces
+    itself, where uvicorn would print its address and only then fail to bind."""
     import socket
 
     try:
@@ -747,7 +752,10 @@ def _port_taken(host: str, port: int) -> str | None:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             sock.bind((host, port))
     except OSError as exc:
-        return "the port is in use by another program" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+        if exc.errno == errno.EADDRINUSE:
+            return "the port is in use by another program; choose another with --port"
+        hint = "choose another with --port" if exc.errno in (errno.EACCES, errno.EPERM) else "check --host"
+        return f"{exc.strerror or exc}; {hint}"
     return None
 
 
