@@ -202,6 +202,11 @@ def test_ordinals_and_counts_are_no_hours_and_joined_up_hours_paths_are_hours_pa
     other = parse_html(page("<h1>About</h1><p>We fix bikes.</p>"), "https://x.example/about/")
     card = contact_card([(d.url, d.facts) for d in (hours, other)])
     assert [f.value for f in card if f.kind == "hours"] == ["Monday to Friday 9:00-18:00"]
+    # German slugs spell "ö" as "oe"; Austrian practices say "Ordinationszeiten".
+    for path in ("/oeffnungszeiten/", "/ordinationszeiten/", "/sprechzeiten/"):
+        hours = parse_html(page("<h1>Zeiten</h1><p>Mo, Mi 8–19 Uhr</p>"), f"https://x.example{path}")
+        card = contact_card([(d.url, d.facts) for d in (hours, other)])
+        assert [f.value for f in card if f.kind == "hours"] == ["Mo, Mi 8–19 Uhr"], path
 
 
 def test_a_place_named_st_after_its_postcode_is_no_us_street():

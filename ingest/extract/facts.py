@@ -766,7 +766,8 @@ def _merge(known: Fact | None, fact: Fact) -> Fact:
 
 _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; "/openinghours/" one too
     r"contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|find-us|location|"
-    r"visit|hours|öffnungszeiten|horario|(?<![^\W\d_])orari|openingstijden|오시는|연락",
+    r"visit|hours|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|(?<![^\W\d_])orari|"
+    r"openingstijden|오시는|연락",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
