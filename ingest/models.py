@@ -107,7 +107,8 @@ class Fact:
         if self.kind in ("phone", "whatsapp"):
             digits = re.sub(r"\D", "", self.value)
             return f"{self.kind}:{digits[-9:]}"  # "+49 30 1234567" and "030 1234567" are one number
-        numbers = re.findall(r"\d+", self.value)
+        # "Lausannegasse 47 (Rue de Lausanne 47), 1700 Freiburg" is "Rue de Lausanne 47, 1700 Fribourg"
+        numbers = list(dict.fromkeys(re.findall(r"\d+", self.value)))
         if self.kind == "address" and len(numbers) >= 2:
             return f"address:{'/'.join(numbers[:2])}"  # "C/ Pelay y Correa, 31, 41010" and "Calle Pelay…, 31, 41010"
         if self.kind == "booking":  # one booking engine in each of the site's languages: "…?lang=pt", "…?lang=en"

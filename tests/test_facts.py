@@ -502,3 +502,110 @@ def test_a_long_week_is_cut_not_dropped_and_a_footer_repeating_a_day_keeps_the_w
     pages += [parse_html(page(f"<h1>P{i}</h1><p>Text.</p>{footer}"), f"https://s.example/p{i}/") for i in range(4)]
     hours = [f.value for f in contact_card([(d.url, d.facts) for d in pages]) if f.kind == "hours"]
     assert [h.split()[0] for h in hours] == list(days)  # Sunday, in the footer too, stays last
+
+
+def test_the_web_agency_the_host_and_the_chamber_on_legal_pages_are_not_the_business():
+    body = (
+        "<h1>Mentions légales</h1><h2>Éditeur</h2><p>Optique Dupont SA<br>Rue de Lausanne 12, 1700 Fribourg<br>"
+        'Tél. <a href="tel:+41263221100">026 322 11 00</a><br><a href="mailto:info@dupont.ch">info@dupont.ch</a></p>'
+        "<p>Website: www.dupont.ch</p>"  # the business's own site: no other party
+        "<h2>Hébergement</h2><p>Infomaniak Network SA<br>Rue Eugène-Marziano 25, 1227 Les Acacias<br>"
+        'Tél. <a href="tel:+41228203544">+41 22 820 35 44</a></p>'
+        "<h2>Crédits</h2><p>Webdesign : Studio Pixel, <a href='mailto:hello@pixel.ch'>hello@pixel.ch</a></p>"
+        "<p>Le site est hébergé par OVH, 2 rue Kellermann, 59100 Roubaix, tél. 09 72 10 10 07</p>"
+        "<p>Website: Agentur Webwerk Wien, Tel. +43 1 999 88 77</p>"
+        "<p><strong>Aufsichtsbehörde:</strong><br>Ärztekammer für Wien<br>Weihburggasse 10, 1010 Wien<br>"
+        "Telefon: +43 1 515 01 0</p>"
+    )
+    doc = parse_html(page(body, lang="fr"), "https://dupont.example/mentions-legales/")
+    facts = {(f.kind, f.value) for f in doc.facts if f.kind in ("phone", "email", "address")}
+    assert facts == {
+        ("phone", "026 322 11 00"),
+        ("email", "info@dupont.ch"),
+        ("address", "Rue de Lausanne 12, 1700 Fribourg"),
+        ("phone", "+49 30 123456"),  # the footer's
+        ("email", "hallo@example.de"),
+    }
+    credit = '<footer><p>Tel. <a href="tel:+41263221100">026 322 11 00</a></p><p>Website by <a href="mailto:a@agency.example">Agency</a></p></footer>'
+    doc = parse_html(f"<html><body><main><h1>Home</h1><p>Hi.</p></main>{credit}</body></html>", "https://d.example/")
+    assert {f.value for f in doc.facts} == {"026 322 11 00"}
+
+
+def test_hours_to_call_follow_the_week_and_closed_or_by_appointment_days_written_short_are_read():
+    table = (
+        "<h1>Ordinationszeiten</h1><table><tr><th>Mo, Mi</th><td>8–19 Uhr</td></tr>"
+        "<tr><th>Di, Do</th><td>8–13 Uhr</td></tr><tr><th>Fr</th><td>nach Vereinbarung</td></tr>"
+        "<tr><th>Sa, So</th><td>geschlossen</td></tr></table>"
+        "<h2>Telefonische Erreichbarkeit</h2><p>Am Telefon erreichen Sie uns Mo–Do von 8 bis 12 Uhr.</p>"
+        "<h2>Telefonzeiten</h2><p>Fr 9–11 Uhr</p>"
+    )
+    doc = parse_html(page(table), "https://physio.example/ordinationszeiten/")
+    english = parse_html(
+        page("<h1>Hours</h1><p>Monday–Friday 8 am – 7 pm</p>", lang="en"), "https://physio.example/en/"
+    )
+    hours = [
+        (f.value, f.label)
+        for f in contact_card([(doc.url, doc.facts), (english.url, english.facts)])
+        if f.kind == "hours"
+    ]
+    assert hours == [
+        ("Mo, Mi 8–19 Uhr", ""),
+        ("Di, Do 8–13 Uhr", ""),
+        ("Fr nach Vereinbarung", ""),
+        ("Sa, So geschlossen", ""),
+        ("Am Telefon erreichen Sie uns Mo–Do von 8 bis 12 Uhr.", ""),  # its own words say it is the phone's
+        ("Fr 9–11 Uhr", "Telefonzeiten"),  # only its heading does
+        ("Monday–Friday 8 am – 7 pm", ""),  # the whole week said in German first, then in English
+    ]
+    assert "Öffnungszeiten / Opening hours: Fr 9–11 Uhr (Telefonzeiten)" in card_markdown(
+        contact_card([(doc.url, doc.facts)]), ["de"]
+    )
+    prose = parse_html(
+        page("<h1>Team</h1><p>Sa, So closed for the holidays, sorry.</p><p>Do und Fr nach dem Kurs.</p>"),
+        "https://t.example/team/",
+    )
+    assert not [f for f in prose.facts if f.kind == "hours"]
+
+
+def test_a_french_hours_page_leads_the_card_and_the_footer_summary_follows_the_week():
+    rows = "".join(
+        f"<tr><td>{d}</td><td>{t}</td></tr>"
+        for d, t in (
+            ("Lundi", "13h30 – 18h30"),
+            ("Mardi", "9h00 – 18h30"),
+            ("Jeudi", "9h00 – 20h00"),
+            ("Dimanche", "fermé"),
+        )
+    )
+    footer = "<footer><p>Lu 13h30–18h30 · Ma–Ve 9h–18h30 · Sa 9h–16h</p></footer>"
+    html = lambda title, body: f'<html lang="fr"><body><main><h1>{title}</h1>{body}</main>{footer}</body></html>'  # noqa: E731
+    pages = [parse_html(html("Horaires", f"<table>{rows}</table>"), "https://o.example/horaires.html")]
+    pages += [parse_html(html(f"Page {i}", "<p>Texte.</p>"), f"https://o.example/p{i}.html") for i in range(3)]
+    kontakt = "<p>Donnerstag Abendverkauf bis 20.00 Uhr</p><p>Ouvert aujourd'hui jusqu'à 19h</p>"
+    pages.append(parse_html(html("Kontakt", kontakt), "https://o.example/de/kontakt.html"))
+    hours = [f.value for f in contact_card([(d.url, d.facts) for d in pages]) if f.kind == "hours"]
+    assert hours[:5] == [
+        "Lundi 13h30 – 18h30",
+        "Mardi 9h00 – 18h30",
+        "Jeudi 9h00 – 20h00",
+        "Dimanche fermé",
+        "Lu 13h30–18h30 · Ma–Ve 9h–18h30 · Sa 9h–16h",  # on every page: after the hours page's own days
+    ]
+    german = [f.value for f in pages[-1].facts if f.kind == "hours"]
+    assert "Donnerstag Abendverkauf bis 20.00 Uhr" in german  # a closing time alone
+    assert "Ouvert aujourd'hui jusqu'à 19h" not in german  # today's status, not the week
+
+
+def test_labels_are_no_sentence_starts_and_one_address_in_two_languages_is_one():
+    body = (
+        "<h1>Contact</h1><p>Ou écrivez-nous à <a href='mailto:rdv@o.example'>rdv@o.example</a>.</p>"
+        "<p>Rue de Lausanne 47, 1700 Fribourg</p>"
+    )
+    fr = parse_html(page(body, lang="fr"), "https://o.example/contact.html")
+    de = parse_html(
+        page("<h1>Kontakt</h1><p>Lausannegasse 47 (Rue de Lausanne 47), 1700 Freiburg</p>"),
+        "https://o.example/de/kontakt.html",
+    )
+    card = contact_card([(fr.url, fr.facts), (de.url, de.facts)])
+    assert ("rdv@o.example", "") in {(f.value, f.label) for f in card if f.kind == "email"}
+    assert [f.value for f in card if f.kind == "address"] == ["Rue de Lausanne 47, 1700 Fribourg"]

@@ -198,6 +198,20 @@ _CLOSED = re.compile(
     r"휴무|휴진|휴일",
     re.IGNORECASE,
 )
+# A day kept for appointments is part of the week too: "Fr nach Vereinbarung", "Friday by appointment".
+_BY_APPOINTMENT = re.compile(
+    r"\b(?:(?:only )?by appointment(?: only)?|nach (?:termin)?vereinbarung|sur rendez-vous|sur rdv|su appuntamento|"
+    r"(?:con |previa )?cita previa|op afspraak|randevu ile|com marcação|por marcação|mediante marcação)(?!\w)|예약제",
+    re.IGNORECASE,
+)
+# Hours to call, not to come: "Am Telefon erreichen Sie uns Mo–Do 8–12 Uhr", "Call us
+# Monday–Friday 8am–4pm", or any line under "Telefonische Erreichbarkeit".
+_PHONE_HOURS = re.compile(
+    r"\b(?:telefon\w*|phone|telephone|call us|anrufen|rufen sie|teléfono|telefónic\w*|llámanos|llamadas|"
+    r"téléphon\w*|appelez|telefono|telefonic\w*|chiamateci|telefoon\w*|bel ons|telefone|telefónica|ligue|"
+    r"arayın|telefonla)\b|전화",
+    re.IGNORECASE,
+)
 _TIME_RANGE = re.compile(
     r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|to|bis|a|hasta|ile)"
     # "das 8h00 às 22h00", "de 10h à 18h", "van 9.00 tot 18.00": these words join times
@@ -205,12 +219,17 @@ _TIME_RANGE = re.compile(
     r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até))\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
     re.IGNORECASE,
 )
+# "Open today until 7 pm", "Ouvert aujourd'hui jusqu'à 19h": a widget's status, not the week's
+# hours ("Contact us today, Monday to Friday 8–8" is)
+_TODAY = re.compile(r"\b(?:today|tonight|heute|hoy|aujourd'hui|aujourd’hui|oggi|vandaag|hoje|bugün)\b|오늘")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")  # a dated line is an event, not the hours (a phone's digits are not)
-# An opening time without a closing one: "Montags ab 18 Uhr", "every Monday from 6pm",
-# "desde las 20:00", "18:00'den itibaren", "오후 6시부터"; the time carries a unit or
-# minutes ("ab 5 Personen" is no time).
+# An opening time without a closing one, or the other way round: "Montags ab 18 Uhr",
+# "every Monday from 6pm", "desde las 20:00", "18:00'den itibaren", "오후 6시부터",
+# "Donnerstag Abendverkauf bis 20.00 Uhr"; the time carries a unit or minutes ("ab 5
+# Personen" is no time).
 _TIME_FROM = re.compile(
-    r"\b(?:ab|from|desde(?: las)?|a partir de(?: las)?|à partir de|dès)\s+"
+    r"\b(?:ab|from|desde(?: las)?|a partir de(?: las)?|à partir de|dès|bis|until|till|jusqu'à|jusqu’à|"
+    r"hasta(?: las)?|fino alle|até às|até)\s+"
     r"\d{1,2}(?:[:.]\d{2}\s*(?:uhr|h|am|pm|a\.m\.|p\.m\.)?|\s*(?:uhr|h|am|pm|a\.m\.|p\.m\.))(?!\w)"
     r"|\d{1,2}[:.]\d{2}'?(?:den|dan|ten|tan) itibaren|\d{1,2}시부터",
     re.IGNORECASE,
@@ -243,6 +262,56 @@ _ADDRESS_WORDS = re.compile(
     r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
 )
+# Someone else's details, as legal pages and footers give them: the web agency, the host,
+# the photographer, the supervising chamber ("Website: Agentur Webwerk Wien, Tel. …",
+# "Hébergeur : OVH SAS, 2 rue Kellermann, 59100 Roubaix"). A line starting with such a
+# role (then a colon, or "by"), a line saying "hosted by", or a heading naming the role
+# makes the phones, e-mails and addresses after it, to the end of its paragraph or
+# section, none of the business's.
+_ROLES = (
+    r"web\s?design|webdesigner|web\s?agency|webagentur|agentur|agency|website|webseite|homepage|design|"
+    r"gestaltung|konzept(?:ion)?|umsetzung|technische umsetzung|realisierung|programmierung|webentwicklung|"
+    r"web development|hosting|hoster|hosting provider|fotos?|photos?|fotografie|photography|"
+    r"bildnachweis|bildrechte|bildquellen|image credits?|photo credits?|crédits?(?: photos?)?|aufsichtsbehörde|"
+    r"zuständige (?:kammer|behörde|aufsichtsbehörde)|\w*kammer|supervisory authority|datenschutzbeauftragter?|"
+    r"data protection officer|délégué à la protection des données|(?:online-)?streitschlichtung|"
+    r"\w*schlichtungsstelle|diseño(?: web)?|desarrollo(?: web)?|alojamiento(?: web)?|web tasarım|tasarım|"
+    r"barındırma|hébergeur|hébergement|conception|réalisation|sviluppo|realizzazione|progettazione|"
+    r"hosting e sviluppo|ontwerp|webbouw|alojamento|desenvolvimento|웹\s?디자인|호스팅|제작"
+)
+_OTHER_ROLE = re.compile(
+    rf"^\W*(?:{_ROLES})\b[^:：\n]{{0,40}}?(?:\s*[:：]|\s(?:by|von|durch|por|par|da|door|tarafından)\b)", re.IGNORECASE
+)
+# "Hébergement du site", "Konzept, Design und Programmierung"; not "Photos from reviews"
+_OTHER_HEADING = re.compile(
+    rf"^\W*(?:{_ROLES})(?:\s*(?:&|\+|,|/|und|and|et|y|e|en|ve)\s*(?:{_ROLES}))*"
+    r"(?:\s+(?:du site(?: internet| web)?|de la web|del sitio(?: web)?|der website|der webseite|of the (?:web)?site|web))?"
+    r"\W*$",
+    re.IGNORECASE,
+)
+_LABEL_LINE = re.compile(r"^\s*(?:\*\*[^*]{1,60}\*\*\s*:?|[^\W\d][^:]{0,50}:)\s*$")  # "**Hébergeur**", "Webdesign:"
+_MADE_BY = re.compile(
+    r"\b(?:hosted by|gehostet (?:bei|von)|gehostet durch|designed by|made by|powered by|site by|website by|"
+    r"erstellt (?:von|durch)|realisiert (?:von|durch)|hébergé (?:par|chez)|réalisé par|conçu par|"
+    r"alojad[oa] (?:en|por)|diseñad[oa] por|realizzato da|ospitato (?:da|su)|gemaakt door|gehost door|"
+    r"desenvolvido por|alojado por|tarafından (?:tasarlanmıştır|barındırılmaktadır))\b",
+    re.IGNORECASE,
+)
+_SITE_WORD = re.compile(r"^\W*(?:website|webseite|homepage)\W*$", re.IGNORECASE)
+_ONLY_ADDRESS = re.compile(r"(?:https?://)?[\w.-]+\.[a-z]{2,}(?:/\S*)?|[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.IGNORECASE)
+
+
+def other_party(line: str) -> bool:
+    """A line about someone else: "Webdesign: Agentur X, Tel. …", "Hébergeur : OVH",
+    "Le site est hébergé par OVH"; not "Website: www.physio.at" nor "Website:
+    sales@digit.in" (the business's own site or address, labelled)."""
+    match = _OTHER_ROLE.match(line)
+    rest = line[match.end() :].strip() if match else ""
+    if match and not _ONLY_ADDRESS.fullmatch(rest) and (rest or not _SITE_WORD.match(line)):
+        return True  # "Website:" alone labels the address on the next line
+    return bool(_MADE_BY.search(line))
+
+
 _DEFINITION = re.compile(r"^\s*:\s{2,}\S")  # markdownify's "term\n:   definition"
 _LIST_MARK = re.compile(r"^\s*(?:[-+•·]|\d{1,2}[.)])\s+")
 _STREET = (
@@ -353,6 +422,26 @@ _KIND_WORDS = {w.lower() for labels in LABELS.values() for w in labels.values()}
 }
 
 
+_LEADING_INTO = {
+    "à",
+    "a",
+    "at",
+    "to",
+    "an",
+    "unter",
+    "under",
+    "per",
+    "via",
+    "en",
+    "al",
+    "op",
+    "naar",
+    "para",
+    "pour",
+    "um",
+}
+
+
 def _short_label(text: str) -> str:
     """A label as people write one: no number, no address, no bare kind word."""
     label = _PHONE.sub(" ", _EMAIL.sub(" ", (text or "").replace("\u200b", "")))
@@ -362,6 +451,8 @@ def _short_label(text: str) -> str:
     if not any(ch.isalpha() for ch in label):
         return ""  # "📞", "☎", "→": no word a caller could be told
     word = label.lower().strip(" .:")
+    if word.split()[-1] in _LEADING_INTO:
+        return ""  # the start of a sentence: "Ou écrivez-nous à", "Schreiben Sie uns an"
     return "" if word in _KIND_WORDS or (word.endswith("s") and word[:-1] in _KIND_WORDS) else label  # "emails"
 
 
@@ -383,11 +474,43 @@ def _label_near(tag) -> str:
     return ""
 
 
+_BLOCKS = {"p", "div", "li", "dd", "dt", "td", "th", "tr", "address", "section", "article", "footer", "header"}
+_SECTIONS = ["footer", "header", "nav", "aside", "main", "article", "section", "body"]
+_HEADINGS = re.compile(r"^h[1-6]$")
+
+
+def _for_other_party(tag) -> bool:
+    """A link under someone else's name: in its paragraph after "Webdesign:" or "hosted
+    by", or under a heading naming that role in the same part of the page."""
+    block = tag.find_parent(list(_BLOCKS))
+    if block is not None:
+        text: list[str] = []
+        for node in block.descendants:
+            if node is tag:
+                break
+            if getattr(node, "name", None) in _BLOCKS:
+                text = []  # a paragraph inside the block starts
+            elif getattr(node, "name", None) == "br":
+                text.append("\n")
+            elif isinstance(node, str):
+                text.append(node)
+        if any(other_party(_clean(line)) for line in "".join(text).split("\n")):
+            return True
+    heading = tag.find_previous(_HEADINGS)
+    return bool(
+        heading is not None
+        and _OTHER_HEADING.match(heading.get_text(" ", strip=True))
+        and heading.find_parent(_SECTIONS) is tag.find_parent(_SECTIONS)
+    )
+
+
 def _from_links(anchors, url: str) -> list[Fact]:
     facts: list[Fact] = []
     for a in anchors:
         href = (a.get("href") or "").strip()
         lower = href.lower()
+        if (lower.startswith(("tel:", "mailto:")) or "wa.me/" in lower) and _for_other_party(a):
+            continue
         if lower.startswith("tel:"):
             value = _plausible_phone(unquote(href[4:]))
             shown = _plausible_phone(a.get_text(" ", strip=True))
@@ -595,12 +718,22 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
     lines: list[str] = []
     section: list[str] = []  # the heading each line stands under
     heading = ""
+    others = False  # the section is about someone else (other_party)
+    other = False  # so is the paragraph, from this line on
     for raw in text.splitlines():
         line = _clean(_LIST_MARK.sub("", re.sub(r"[*#|]", " ", raw)))
-        if not line or _TABLE_RULE.match(raw):
+        if not line:
+            other = False  # a paragraph ends
             continue
+        if _TABLE_RULE.match(raw):
+            continue
+        if raw.lstrip().startswith("#") or _LABEL_LINE.match(raw):
+            others = bool(_OTHER_HEADING.match(line.rstrip(": ")))
         if raw.lstrip().startswith("#"):
             heading = line
+        other = other or other_party(line)
+        if others or other:
+            continue  # the web agency's number, the host's address
         if _DEFINITION.match(raw) and lines:  # a definition reads with its term: "Saturday 8:00 am – 2:00 pm"
             lines[-1] = _clean(f"{lines[-1]} {line.lstrip(': ')}")
             continue
@@ -632,13 +765,17 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
             # a day, or a word for opening in a short line ("Hours: 9am-5pm", "Open 9-5"; not
             # "In Listing 9-3, we try to open a file.")
             said = _DAY.search(sentence) or (_HOURS_WORDS.search(sentence) and len(sentence.split()) <= 7)
-            if said and not _YEAR.search(_TIME_RANGE.sub("", sentence)) and _regular_times(sentence):
-                facts.append(Fact("hours", _clean(sentence, MAX_VALUE_CHARS), "", url))
+            once = _YEAR.search(_TIME_RANGE.sub("", sentence)) or (
+                _TODAY.search(sentence) and _HOURS_WORDS.search(sentence)
+            )
+            if said and not once and _regular_times(sentence):
+                label = _phone_hours_label(sentence, section[i])
+                facts.append(Fact("hours", _clean(sentence, MAX_VALUE_CHARS), label, url))
             for part in sentences:  # "… to 4 pm. We are closed on Sundays."
                 if part != sentence and _CLOSED.search(part) and _days_without_times(part, ""):
                     facts.append(Fact("hours", _clean(part, MAX_VALUE_CHARS), "", url))
         elif _days_without_times(line, section[i]):
-            facts.append(Fact("hours", line, "", url))
+            facts.append(Fact("hours", line, _phone_hours_label(line, section[i]), url))
         if _ADDRESS_WORDS.match(line):
             rest = _ADDRESS_WORDS.sub("", line).strip()
             if len(rest) < 10 and i + 1 < len(lines):
@@ -705,11 +842,39 @@ def _regular_times(sentence: str) -> bool:
     return bool(words and (words[0] in _WEEKDAY_OF or _HOURS_WORDS.search(sentence)))
 
 
+def _phone_hours_label(line: str, heading: str) -> str:
+    """The label of hours to call: its heading when only the heading says so ("Mo–Do
+    8–12 Uhr" under "Telefonische Erreichbarkeit"), else the line's own words do."""
+    if _PHONE_HOURS.search(line):
+        return ""
+    return heading if heading != line and len(heading) <= MAX_LABEL_CHARS and _PHONE_HOURS.search(heading) else ""
+
+
+def phone_hours(fact: Fact) -> bool:
+    """An hours line saying when to call, not when the business is open."""
+    return bool(_PHONE_HOURS.search(fact.value) or _PHONE_HOURS.search(fact.label))
+
+
+def _leading_days(line: str) -> bool:
+    """A line starting with short day names then closed or by appointment: "Sa, So
+    geschlossen", "Fr nach Vereinbarung", "Sa/So: Ruhetag"."""
+    mentions = _day_mentions(line)
+    if not mentions or mentions[0][0] != 0:
+        return False
+    end = mentions[0][1]
+    for start, stop, _ in mentions[1:]:
+        if not re.fullmatch(r"\s*(?:[,/&+–-]|und|and|et|y|e|en|ve)?\s*", line[end:start], re.IGNORECASE):
+            break
+        end = stop
+    rest = line[end:].strip(" :.-–")
+    return bool(_CLOSED.fullmatch(rest) or _BY_APPOINTMENT.fullmatch(rest))
+
+
 def _few_other_words(line: str) -> bool:
     """A line that says days and closed and little else: "Lunes: cerrado", "Fermé le
     dimanche et le lundi", "Closed on Sundays and public holidays"; not "Closed this
     Saturday for a private event" (once, not every week)."""
-    rest = _FULL_DAY.sub(" ", _CLOSED.sub(" ", re.sub(r"\([^)]*\)", " ", line)))
+    rest = _FULL_DAY.sub(" ", _CLOSED.sub(" ", _BY_APPOINTMENT.sub(" ", re.sub(r"\([^)]*\)", " ", line))))
     words = [w for w in _WORD.findall(rest.casefold()) if len(w) > 3 and w not in _WEEKDAY_OF and w not in _HOLIDAYS]
     return len(words) <= 1
 
@@ -717,11 +882,14 @@ def _few_other_words(line: str) -> bool:
 def _days_without_times(line: str, heading: str) -> bool:
     """ "Lunes: cerrado", or "Du mardi au samedi" under "Horaires": days with no times,
     and no date either (so every week). A short day name ("So", "Dim.") counts in a line
-    of two words: "So geschlossen", "Dim. fermé"."""
-    named = _FULL_DAY.search(line) or (len(line.split()) <= 2 and _DAY.match(line))
+    of two words ("So geschlossen", "Dim. fermé") or before closed or by appointment
+    ("Sa, So geschlossen", "Fr nach Vereinbarung")."""
+    named = _FULL_DAY.search(line) or (len(line.split()) <= 2 and _DAY.match(line)) or _leading_days(line)
     if len(line) > 80 or not named or re.search(r"\d", line) or not _few_other_words(line):
         return False
-    return bool(_CLOSED.search(line) or (heading != line and _HOURS_WORDS.search(heading)))
+    return bool(
+        _CLOSED.search(line) or _BY_APPOINTMENT.search(line) or (heading != line and _HOURS_WORDS.search(heading))
+    )
 
 
 def _phone_heading(line: str) -> bool:
@@ -766,8 +934,8 @@ def _merge(known: Fact | None, fact: Fact) -> Fact:
 
 _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; "/openinghours/" one too
     r"contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|find-us|location|"
-    r"visit|hours|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|(?<![^\W\d_])orari|"
-    r"openingstijden|오시는|연락",
+    r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
+    r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|오시는|연락|영업시간",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
@@ -858,7 +1026,7 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
     summaries = []  # (rank, lines, days covered, day names used) per place
     for lines in places:
         mentions = [_day_mentions(f.value) for f in lines]
-        each = [days_of(f.value, m) for f, m in zip(lines, mentions)]
+        each = [set() if phone_hours(f) else days_of(f.value, m) for f, m in zip(lines, mentions)]
         days = set().union(*each)
         named = {f.value[start:end].casefold() for f, m in zip(lines, mentions) for start, end, _ in m}
         first = min(lines, key=lambda f: (-_contact_rank(f.url), f.url))
@@ -874,10 +1042,19 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
             continue  # the same days, in the same words or in none: said already
         if kept and len(kept) + len(lines) > MAX_HOURS:
             continue
-        kept += sorted(lines, key=lambda f: weekday(f.value))[:MAX_HOURS]  # the best place, cut only if alone too long
+        # a footer's "Mo 13.30–18.30 · Di–Fr …" is no day between "Montag" and "Dienstag";
+        # the best place is cut only if alone too long
+        kept += sorted(lines, key=_order_in(lines))[:MAX_HOURS]
         covered |= days
         words |= named
     return kept
+
+
+def _order_in(lines: list[Fact]):
+    """The order of a place's hours lines: its own week, then the template's lines (on
+    MIN_PAGES_FOR_FACT pages or more) when it has lines of its own, then hours to call."""
+    own = any(f.pages < MIN_PAGES_FOR_FACT for f in lines)
+    return lambda f: (phone_hours(f), own and f.pages >= MIN_PAGES_FOR_FACT, weekday(f.value))
 
 
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
