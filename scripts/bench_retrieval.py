@@ -47,6 +47,9 @@ SITES = {
     # Built by helpers that never read the code, for newcomer trials (24 questions, 5 unanswerable).
     "bikeshop": (REPO / "scripts" / "answer_sites" / "bikeshop", ("www.fietsmakerij-utrecht.example",)),
     "guesthouse": (REPO / "scripts" / "answer_sites" / "guesthouse", ("www.casadaalfama.example",)),
+    # Built in newcomer trials, with the trial callers' questions (20 and 25, 5 unanswerable).
+    "physio": (REPO / "scripts" / "answer_sites" / "physio", ("www.physio-naschmarkt.example",)),
+    "optician": (REPO / "scripts" / "answer_sites" / "optician", ("www.optique-perrottet.ch",)),
 }
 
 
