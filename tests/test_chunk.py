@@ -103,3 +103,19 @@ def test_an_introduction_leads_the_list_it_introduces_and_a_closing_line_joins_i
         "Rule 8:** guests are asked to respect quiet hours and the neighbours, please.\n\nDamage is charged."
     )
     assert len(chunks) == 2
+
+
+def test_a_subsection_stays_whole_when_the_chunk_before_it_is_full():
+    # An optician's team page: each member an H3, a title line, a paragraph. Packed greedily,
+    # Sophie's name and title ended one passage and what she does began the next, so "who
+    # fits contact lenses?" found the passage without her name.
+    people = [("Marc Perrottet", "Directeur", "Reprend l'entreprise familiale en 2014 et dirige la basse vision.")]
+    people += [("Anna Jungo", "Optométriste BSc", "Elle s'occupe de l'orthokératologie et du suivi de la myopie.")]
+    people += [("Sophie Brülhart", "Opticienne CFC", "Sophie adapte et commande vos lentilles de contact.")]
+    people += [("Lukas Aebischer", "Apprenti opticien", "Lukas s'occupe de l'atelier et des réparations.")]
+    markdown = "# L'équipe\n\n" + "\n\n".join(f"### {name}\n\n{title}\n\n{text}" for name, title, text in people)
+    budget = count_tokens(markdown) * 2 // 3  # room for two or three of the four, not all
+    chunks = chunk_document(_doc(markdown, title="Équipe"), budget)
+    assert len(chunks) > 1
+    for name, title, text in people:
+        assert sum(f"### {name}\n\n{title}\n\n{text}" in c.body for c in chunks) == 1  # whole, in one passage
