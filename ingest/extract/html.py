@@ -265,10 +265,14 @@ def _holds_page(tag: Tag, page_chars: int) -> bool:
 
 
 _ROLE_CHROME = {"banner": "header", "contentinfo": "footer", "navigation": "nav", "complementary": "aside"}
+# "hd", "ft", "gnb" (global navigation bar), "lnb", "snb", "tnb": gnuboard's names, the
+# template most Korean small-business sites are built on.
 _CLASS_CHROME = re.compile(
-    r"(?:^|\s)(?:(?:site|page|global|main)[-_])?(header|footer|navbar|nav|navigation|menu|masthead)(?=\s|$)", re.I
+    r"(?:^|\s)(?:(?:site|page|global|main)[-_])?(header|footer|navbar|nav|navigation|menu|masthead|hd|ft|gnb|lnb|snb|tnb)"
+    r"(?=\s|$)",
+    re.I,
 )
-_CLASS_NAME = {"header": "header", "masthead": "header", "footer": "footer"}
+_CLASS_NAME = {"header": "header", "masthead": "header", "hd": "header", "footer": "footer", "ft": "footer"}
 
 
 def _name_chrome(tags: _Tags, page_chars: int) -> None:
@@ -295,7 +299,10 @@ def _name_chrome(tags: _Tags, page_chars: int) -> None:
             continue
         if _wraps_content(tag):
             continue
-        if len(tag.get_text(" ", strip=True)) > FURNITURE_MAX_SHARE * page_chars:
+        # A footer with the business's details (registration, address, hours, branches)
+        # is most of a short page's text: a Korean clinic's hours page, 42% footer.
+        share = WRAPPER_SHARE if name == "footer" else FURNITURE_MAX_SHARE
+        if len(tag.get_text(" ", strip=True)) > share * page_chars:
             continue
         tags.rename(tag, name)
 
