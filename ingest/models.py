@@ -106,7 +106,8 @@ class Fact:
     def key(self) -> str:
         if self.kind in ("phone", "whatsapp"):
             digits = re.sub(r"\D", "", self.value)
-            return f"{self.kind}:{digits[-9:]}"  # "+49 30 1234567" and "030 1234567" are one number
+            # "+49 30 1234567" and "030 1234567" are one number, and so are "+82-2-777-4182" and "02-777-4182"
+            return f"{self.kind}:{digits[-8:]}"
         # "Lausannegasse 47 (Rue de Lausanne 47), 1700 Freiburg" is "Rue de Lausanne 47, 1700 Fribourg"
         numbers = list(dict.fromkeys(re.findall(r"\d+", self.value)))
         if self.kind == "address" and len(numbers) >= 2:

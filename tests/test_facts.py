@@ -567,13 +567,16 @@ def test_hours_to_call_follow_the_week_and_closed_or_by_appointment_days_written
     assert not [f for f in prose.facts if f.kind == "hours"]
 
 
-def test_a_french_hours_page_leads_the_card_and_the_footer_summary_follows_the_week():
+def test_a_french_hours_page_leads_the_card_and_the_footer_saying_it_again_is_left_out():
     rows = "".join(
         f"<tr><td>{d}</td><td>{t}</td></tr>"
         for d, t in (
             ("Lundi", "13h30 – 18h30"),
             ("Mardi", "9h00 – 18h30"),
+            ("Mercredi", "9h00 – 18h30"),
             ("Jeudi", "9h00 – 20h00"),
+            ("Vendredi", "9h00 – 18h30"),
+            ("Samedi", "9h00 – 16h00"),
             ("Dimanche", "fermé"),
         )
     )
@@ -581,17 +584,12 @@ def test_a_french_hours_page_leads_the_card_and_the_footer_summary_follows_the_w
     html = lambda title, body: f'<html lang="fr"><body><main><h1>{title}</h1>{body}</main>{footer}</body></html>'  # noqa: E731
     pages = [parse_html(html("Horaires", f"<table>{rows}</table>"), "https://o.example/horaires.html")]
     pages += [parse_html(html(f"Page {i}", "<p>Texte.</p>"), f"https://o.example/p{i}.html") for i in range(3)]
-    kontakt = "<p>Donnerstag Abendverkauf bis 20.00 Uhr</p><p>Ouvert aujourd'hui jusqu'à 19h</p>"
-    pages.append(parse_html(html("Kontakt", kontakt), "https://o.example/de/kontakt.html"))
     hours = [f.value for f in contact_card([(d.url, d.facts) for d in pages]) if f.kind == "hours"]
-    assert hours[:5] == [
-        "Lundi 13h30 – 18h30",
-        "Mardi 9h00 – 18h30",
-        "Jeudi 9h00 – 20h00",
-        "Dimanche fermé",
-        "Lu 13h30–18h30 · Ma–Ve 9h–18h30 · Sa 9h–16h",  # on every page: after the hours page's own days
-    ]
-    german = [f.value for f in pages[-1].facts if f.kind == "hours"]
+    week = ["Lundi", "Mardi", "Mercredi", "Jeudi", "Vendredi", "Samedi", "Dimanche"]
+    assert [h.split()[0] for h in hours[:7]] == week
+    assert "Lu 13h30–18h30 · Ma–Ve 9h–18h30 · Sa 9h–16h" not in hours  # the footer's days are the page's
+    kontakt = "<p>Donnerstag Abendverkauf bis 20.00 Uhr</p><p>Ouvert aujourd'hui jusqu'à 19h</p>"
+    german = [f.value for f in parse_html(html("Kontakt", kontakt), "https://o.example/de/kontakt.html").facts]
     assert "Donnerstag Abendverkauf bis 20.00 Uhr" in german  # a closing time alone
     assert "Ouvert aujourd'hui jusqu'à 19h" not in german  # today's status, not the week
 
@@ -609,3 +607,52 @@ def test_labels_are_no_sentence_starts_and_one_address_in_two_languages_is_one()
     card = contact_card([(fr.url, fr.facts), (de.url, de.facts)])
     assert ("rdv@o.example", "") in {(f.value, f.label) for f in card if f.kind == "email"}
     assert [f.value for f in card if f.kind == "address"] == ["Rue de Lausanne 47, 1700 Fribourg"]
+
+
+def test_a_korean_clinic_on_gnuboard_its_own_number_first_no_fax_and_its_hours_table():
+    header = (
+        '<div id="hd"><a href="tel:027774182">전화하기</a><ul><li><a href="/">홈</a></li></ul></div>'
+        '<div id="gnb"><a href="/guide/hours.html">진료시간 안내</a></div>'
+    )
+    footer = (
+        '<div id="ft"><p>상호명 : 청연한의원 대표원장 : 한지원<br>사업자등록번호 : 201-90-48213<br>'
+        "주소 : 서울특별시 중구 명동8나길 38, 5층<br>대표전화 : 02-777-4182 팩스 : 02-777-4183<br>"
+        "이메일 : clinic@example.kr</p><p>[강남점] 서울특별시 강남구 강남대로94길 15, 3층 | TEL 02-545-7718</p>"
+        "<p>진료시간 평일 10:00 ~ 19:00 (목 야간 ~21:00) / 토요일 09:30 ~ 14:00</p></div>"
+    )
+    ld = '<script type="application/ld+json">{"@type": "MedicalClinic", "telephone": "02-318-5520"}</script>'
+
+    def html(body, head=""):
+        return f'<html lang="ko"><head>{head}</head><body>{header}<div id="wrapper">{body}</div>{footer}</body></html>'
+
+    table = (
+        "<h2>진료시간</h2><table><tr><th>요일</th><th>진료시간</th></tr>"
+        "<tr><td>월 · 화 · 수 · 금</td><td>오전 10:00 ~ 오후 7:00</td></tr>"
+        "<tr><td>목요일</td><td>오전 10:00 ~ 오후 8:30</td></tr>"
+        "<tr><td>토요일</td><td>오전 9:30 ~ 오후 2:00</td></tr><tr><td>일요일 · 공휴일</td><td>휴진</td></tr></table>"
+    )
+    notice = '<p><a href="/community/notice.html">네이버 예약 오픈 안내</a></p>'
+    pages = [
+        parse_html(
+            html(f"<h2>환영합니다</h2><p>명동 한의원입니다. 진료 안내를 확인하세요.</p>{notice}", ld), "https://c.kr/"
+        ),
+        parse_html(html(table), "https://c.kr/guide/hours.html"),
+        parse_html(html("<p>LINE : @cheongyeon</p><p>Phone: +82-2-777-4182</p>"), "https://c.kr/en/"),
+        parse_html(html("<p>微信 : cheongyeon_md</p>"), "https://c.kr/zh/"),
+    ]
+    card = contact_card([(d.url, d.facts) for d in pages])
+    phones = [(f.value, f.label) for f in card if f.kind == "phone"]
+    assert phones[:2] == [
+        ("02-777-4182", "대표전화"),
+        ("02-545-7718", "강남점"),
+    ]  # own number, as written; the branch named
+    assert "02-777-4183" not in {v for v, _ in phones}  # the fax
+    assert len([v for v, _ in phones if v.endswith("4182")]) == 1  # "+82-2-777-4182" is the same number
+    hours = [f.value for f in card if f.kind == "hours"]
+    assert hours[0].startswith("월 · 화 · 수 · 금 오전 10:00 ~ 오후 7:00") and hours[3].startswith("일요일")
+    assert not any("21:00" in h for h in hours)  # the footer's older week, said again by the table
+    assert {(f.value, f.label) for f in card if f.kind == "chat"} == {
+        ("@cheongyeon", "LINE"),
+        ("cheongyeon_md", "WeChat"),
+    }
+    assert not [f for f in card if f.kind == "booking"]  # a notice about booking is news

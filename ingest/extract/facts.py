@@ -16,7 +16,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import replace
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
 from ingest.extract.language import path_language
 from ingest.models import Fact
@@ -134,7 +134,7 @@ _PHONE_WORDS = re.compile(
     r"call|llámanos|llamanos|anrufen|ara|arayın)\b|전화|☎|📞",
     re.IGNORECASE,
 )
-_FAX = re.compile(r"\bfax\b", re.IGNORECASE)
+_FAX = re.compile(r"\b(?:fax|telefax|faks|télécopie|telecopia)\b|팩스|传真|ファックス|ファクス", re.IGNORECASE)
 _HOURS_WORDS = re.compile(
     r"\b(opening hours|(?:office|business|store|shop|our|service|visiting) hours|hours(?=\s*[:：])|open|"
     r"öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
@@ -183,7 +183,7 @@ _DAY = re.compile(
     + r"|(?:segunda|terça|terca|quarta|quinta|sexta)-feira"
     + r"|(?:segunda|terça|terca|quarta|quinta)\s+(?:a|à|até)\s+(?:terça|quarta|quinta|sexta|sábado|sabado|domingo)"
     + r")\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO)\b)|"
-    r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]",
+    r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]|(?<![가-힣])[월화수목금토일](?:\s*[·,/]\s*[월화수목금토일])+(?![가-힣])",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -216,7 +216,7 @@ _TIME_RANGE = re.compile(
     r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|to|bis|a|hasta|ile)"
     # "das 8h00 às 22h00", "de 10h à 18h", "van 9.00 tot 18.00": these words join times
     # written as times ("2 tot 4 fietsen" is no range of hours)
-    r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até))\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
+    r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até))\s*(?:오전|오후)?\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
     re.IGNORECASE,
 )
 # "Open today until 7 pm", "Ouvert aujourd'hui jusqu'à 19h": a widget's status, not the week's
@@ -363,14 +363,14 @@ _CHAT_HOSTS = {
 # "KakaoTalk ID: gulumse_dental", "카카오톡(ID: gulumse_dental)", "Telegram: @rapidflow":
 # a messenger's name, then an ID with a letter in it.
 _CHAT_ID = re.compile(
-    r"(?<![\w-])(kakaotalk|kakao talk|카카오톡|카톡|line|telegram|텔레그램|signal|viber|wechat|위챗)\s*\(?\s*"
-    r"(?:id|아이디)?\s*[:：]\s*@?((?=[\w.-]*[A-Za-z])[\w.-]{3,32})",
+    r"(?<![\w-])(kakaotalk|kakao talk|카카오톡|카톡|line|telegram|텔레그램|signal|viber|wechat|위챗|微信)\s*\(?\s*"
+    r"(?:id|아이디)?\s*[:：]\s*(@?(?=[\w.-]*[A-Za-z])[\w.-]{3,32})",
     re.IGNORECASE,
 )
 _CHAT_WORDS = {"chat", "live chat", "chat with us", "chatte mit uns", "chat en vivo", "canlı sohbet", "채팅"}
 _CHAT_NAMES = {"kakaotalk": "KakaoTalk", "kakao talk": "KakaoTalk", "카카오톡": "KakaoTalk", "카톡": "KakaoTalk"}
 _CHAT_NAMES |= {"line": "LINE", "telegram": "Telegram", "텔레그램": "Telegram", "signal": "Signal", "viber": "Viber"}
-_CHAT_NAMES |= {"wechat": "WeChat", "위챗": "WeChat"}
+_CHAT_NAMES |= {"wechat": "WeChat", "위챗": "WeChat", "微信": "WeChat"}
 # "Book" as a verb: the link's first word ("Book now", "Book a repair online") or after
 # "to"/"or"/"and" ("Click here to book", "Call or book online"); not a noun ("Complaints
 # Book (Livro de Reclamações)", "Guest book", "Address Book").
@@ -419,6 +419,24 @@ _KIND_WORDS = {w.lower() for labels in LABELS.values() for w in labels.values()}
     "telefon",
     "mailto",
     "whatsapp",
+    # a call button's words: "전화하기" is no name for the number
+    "call now",
+    "call us now",
+    "jetzt anrufen",
+    "anrufen",
+    "appeler",
+    "llamar",
+    "llámanos",
+    "chiama",
+    "ligar",
+    "bellen",
+    "ara",
+    "hemen ara",
+    "전화",
+    "전화하기",
+    "전화걸기",
+    "전화 문의",
+    "대표번호",
 }
 
 
@@ -454,6 +472,12 @@ def _short_label(text: str) -> str:
     if word.split()[-1] in _LEADING_INTO:
         return ""  # the start of a sentence: "Ou écrivez-nous à", "Schreiben Sie uns an"
     return "" if word in _KIND_WORDS or (word.endswith("s") and word[:-1] in _KIND_WORDS) else label  # "emails"
+
+
+def _bracketed(line: str) -> str:
+    """The name a line starts with in brackets: "[강남점] 서울특별시 … | TEL 02-545-7718"."""
+    match = re.match(r"^\W*?[\[【]([^\]】]{1,30})[\]】]", line)
+    return _short_label(match.group(1)) if match else ""
 
 
 def _label_near(tag) -> str:
@@ -534,9 +558,17 @@ def _from_links(anchors, url: str) -> list[Fact]:
             facts.append(Fact("chat", href.rstrip("/"), "", url))  # its own chat: "<a href=chat.x-hain.de>Chat</a>"
         elif lower.startswith(("http://", "https://", "/")) and _BOOKING_WORDS.search(a.get_text(" ", strip=True)):
             text = _clean(a.get_text(" ", strip=True), MAX_LABEL_CHARS)
-            if len(text.split()) <= 5:
+            if len(text.split()) <= 5 and not _NEWS_PATH.search(urlsplit(urljoin(url, href)).path):
                 facts.append(Fact("booking", href, text, url))
     return facts
+
+
+# A post about booking ("네이버 예약 오픈 안내", "Online booking now open") is news, not a way to book.
+_NEWS_PATH = re.compile(
+    r"/(?:news|notice|notices|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
+    r"haberler|duyurular|공지|공지사항|소식)(?:[/._-]|$)|/bbs/board",
+    re.IGNORECASE,
+)
 
 
 def _chat_service(href: str) -> str | None:
@@ -745,11 +777,17 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
     for i, line in enumerate(lines):
         if len(line) > 300:
             continue
-        if _PHONE_WORDS.search(line) and not _FAX.search(line):
+        if _PHONE_WORDS.search(line):
+            before = 0
             for match in _PHONE.finditer(line):
                 value = _plausible_phone(match.group(1))
-                if value:
-                    label = _short_label(line[: match.start()])
+                said = line[before : match.start()]  # what is said of this number: "대표전화 : … 팩스 : 02-777-4183"
+                first, before = before == 0, match.end()
+                fax = _FAX.search(said) or (not _PHONE_WORDS.search(said) and _FAX.search(line[: match.start()]))
+                if value and not (fax and not _PHONE_WORDS.search(said)):  # "Tel./Fax: …" is a phone too
+                    # after another number, only the last few words name it: "· Mobil: …", "| TEL …"
+                    named = said if first else re.split(r"[|·•;,]", said)[-1]
+                    label = (_short_label(named) if first or len(named.split()) <= 3 else "") or _bracketed(line)
                     facts.append(Fact("phone", value, label, url))
         elif _PHONE.fullmatch(line) and (_phone_heading(section[i]) or (i > 0 and _phone_heading(lines[i - 1]))):
             value = _plausible_phone(line)  # the number on its own line, under "## Telefon" or after "Phone"
@@ -925,8 +963,12 @@ def _merge(known: Fact | None, fact: Fact) -> Fact:
     ):
         return known
     shown, other = (known, fact) if _contact_rank(known.url) > _contact_rank(fact.url) else (fact, known)
+    value = shown.value
+    if shown.kind == "phone" and value.isdigit() and not other.value.isdigit():
+        value = other.value  # "02-777-4182" as the page writes it, not the call button's "027774182"
     return replace(
         shown,
+        value=value,
         label=shown.label or (other.label if other.url == shown.url else ""),
         structured=fact.structured or known.structured,
     )
@@ -968,10 +1010,14 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
     most MAX_PER_KIND a kind."""
     counts: Counter[str] = Counter()
     best: dict[str, Fact] = {}
+    place: dict[str, int] = {}  # the earliest place among its kind on a page: links and the header come first
     for _, facts in sorted(pages, key=lambda page: page[0]):  # the same card whatever order pages were read in
         for fact in facts:
             counts[fact.key()] += 1
             best[fact.key()] = _merge(best.get(fact.key()), fact)
+        for kind in KINDS:
+            for i, fact in enumerate(f for f in facts if f.kind == kind):
+                place[fact.key()] = min(place.get(fact.key(), i), i)
     card: list[Fact] = []
     for kind in KINDS:
         found = [
@@ -982,8 +1028,17 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
         if kind == "hours":
             card.extend(_hours_kept(_hours_places(pages, {f.key(): f for f in found})))
         else:
-            card.extend(sorted(found, key=lambda f: (not f.structured, -f.pages, f.url, f.value))[:MAX_PER_KIND])
+            card.extend(sorted(found, key=lambda f: _card_order(f, place[f.key()]))[:MAX_PER_KIND])
     return card
+
+
+def _card_order(fact: Fact, place: int) -> tuple:
+    """Structured data first, then the facts most pages state, then those a page gives
+    first (its links, its header); but a phone, e-mail or address the template states
+    comes before structured data only the homepage carries: a Korean clinic's JSON-LD
+    still had its old number, and its footer named the other branch's after its own."""
+    template = fact.pages >= MIN_PAGES_FOR_FACT and fact.kind in ("phone", "email", "address")
+    return (not (fact.structured or template), -fact.pages, not fact.structured, place, fact.url, fact.value)
 
 
 def _hours_places(pages: list[tuple[str, tuple[Fact, ...]]], card: dict[str, Fact]) -> list[list[Fact]]:
@@ -1024,7 +1079,12 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
     all fits in MAX_HOURS."""
 
     summaries = []  # (rank, lines, days covered, day names used) per place
-    for lines in places:
+    weeks = [_own_week(lines) for lines in places]
+    # the template's lines a page says again in full: not a place of their own either
+    said_again = {f.key() for lines, week in zip(places, weeks) for f in lines if f not in week}
+    for lines in weeks:
+        if all(f.key() in said_again for f in lines):
+            continue
         mentions = [_day_mentions(f.value) for f in lines]
         each = [set() if phone_hours(f) else days_of(f.value, m) for f, m in zip(lines, mentions)]
         days = set().union(*each)
@@ -1042,19 +1102,23 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
             continue  # the same days, in the same words or in none: said already
         if kept and len(kept) + len(lines) > MAX_HOURS:
             continue
-        # a footer's "Mo 13.30–18.30 · Di–Fr …" is no day between "Montag" and "Dienstag";
         # the best place is cut only if alone too long
-        kept += sorted(lines, key=_order_in(lines))[:MAX_HOURS]
+        kept += sorted(lines, key=lambda f: (phone_hours(f), weekday(f.value)))[:MAX_HOURS]
         covered |= days
         words |= named
     return kept
 
 
-def _order_in(lines: list[Fact]):
-    """The order of a place's hours lines: its own week, then the template's lines (on
-    MIN_PAGES_FOR_FACT pages or more) when it has lines of its own, then hours to call."""
-    own = any(f.pages < MIN_PAGES_FOR_FACT for f in lines)
-    return lambda f: (phone_hours(f), own and f.pages >= MIN_PAGES_FOR_FACT, weekday(f.value))
+def _own_week(lines: list[Fact]) -> list[Fact]:
+    """A page's hours without the template's lines for days the page states itself: a
+    footer's "Mo 13.30–18.30 · Di–Fr …" beside the hours page's table says the week
+    twice (or, left stale, says it otherwise: "목 야간 ~21:00" beside "목요일 … 오후
+    8:30"). A template line for a day the page leaves out stays (its "Sunday 9–17")."""
+    own = [f for f in lines if f.pages < MIN_PAGES_FOR_FACT]
+    if not own:
+        return lines
+    days = set().union(*(days_of(f.value) for f in own if not phone_hours(f)))
+    return own + [f for f in lines if f.pages >= MIN_PAGES_FOR_FACT and not days_of(f.value) <= days]
 
 
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
