@@ -452,8 +452,9 @@ class Searcher:
     def _index_of(self, business: str) -> tuple[str, tuple[str, ...]]:
         """The business's embedder and the languages its lexical index was analysed in."""
         if not self.settings.state_exists():
-            raise UnknownBusiness(
-                f"no knowledge base for {business!r} (nothing ingested under {self.settings.data_dir})"
+            raise UnknownBusiness(  # the default data folder is ./data of the folder the command runs in
+                f"no knowledge base for {business!r}: nothing ingested under {Path(self.settings.data_dir).resolve()} "
+                "(run the command where you ran the ingest, or set SITEKB_DATA_DIR)"
             )
         with self._lock:
             if self._state is None:
