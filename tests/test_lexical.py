@@ -46,3 +46,13 @@ def test_query_language_from_function_words():
     assert query_language("precio habitación individual", {"es", "en"}) is None  # no function words: unclear
     assert query_language("what is your phone number", set()) is None
     assert query_language("전화번호가 뭐예요?", {"ko", "en"}) is None
+
+
+def test_korean_words_with_particles_and_unspaced_japanese_share_terms_with_the_page():
+    # As whole words, "토요일에도" (Saturday + "also") never matched "토요일" on the hours
+    # page, nor "명동역에서" the station: a Korean clinic's questions found no passage by BM25.
+    hours = "토요일 오전 9:30 ~ 오후 2:00 진료, 명동역 8번 출구에서 도보 3분"
+    assert _shared(hours, "ko", "토요일에도 진료하세요?", ("ko", "en")) >= 3  # 토요, 요일, 진료
+    assert _shared(hours, "ko", "명동역에서 어떻게 가요?", ("ko",)) >= 2  # 명동, 동역
+    assert _shared(hours, "ko", "주차장이 있나요?", ("ko",)) == 0  # nothing of it is on the page
+    assert _shared("駐車場はありません。地下鉄の駅から徒歩3分です。", "ja", "駐車場はありますか", ("ja",)) >= 2

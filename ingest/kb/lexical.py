@@ -8,6 +8,11 @@ analysis can only match chunks analysed the same way. Languages without a Snowba
 stemmer (Korean, Japanese, ...) and pages without `lang` keep the plain analysis:
 words lowercased, accents folded, nothing stemmed.
 
+Korean, Japanese and Chinese text is read as overlapping pairs of letters ("토요일에도"
+-> "토요 요일 일에 에도"), as Lucene's CJK analyser does: Korean attaches particles to
+its words ("토요일에도", "명동역에서") and Japanese and Chinese write no spaces, so as
+whole words a caller's question shared no term with the page that answers it.
+
 Terms are hashed by qdrant-edge's BM25 model; the store weights them with IDF.
 `SCHEME` names this analysis: a knowledge base indexed under another scheme is
 re-analysed from its stored text (no re-embedding) on its next run.
@@ -20,7 +25,7 @@ from functools import cache
 
 import qdrant_edge as qe
 
-SCHEME = "bm25-snowball-1"
+SCHEME = "bm25-snowball-cjk-2"
 _WORDS = re.compile(r"\w+")
 PLAIN = ""
 
@@ -67,8 +72,19 @@ def _model(code: str) -> qe.Bm25:
     return qe.Bm25(qe.Bm25Config(language=_SNOWBALL[code], ascii_folding=code not in _NO_FOLDING))
 
 
+# Hangul syllables and letters, kana, CJK ideographs.
+_CJK_RUN = re.compile(
+    r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}"
+)
+
+
+def _pairs(text: str) -> str:
+    """Each run of CJK letters as its overlapping pairs: "명동역에서" -> "명동 동역 역에 에서"."""
+    return _CJK_RUN.sub(lambda m: " ".join(m.group(0)[i : i + 2] for i in range(len(m.group(0)) - 1)), text)
+
+
 def document_terms(text: str, lang: str = "") -> tuple[list[int], list[float]]:
-    vector = _model(analysis_language(lang)).embed_document(text)
+    vector = _model(analysis_language(lang)).embed_document(_pairs(text))
     return list(vector.indices), list(vector.values)
 
 
@@ -76,6 +92,7 @@ def query_terms(text: str, langs: tuple[str, ...] | list[str] = ()) -> tuple[lis
     """The query analysed for every language in `langs` (PLAIN when empty), merged."""
     codes = sorted({analysis_language(lang) for lang in langs} or {PLAIN})
     merged: dict[int, float] = {}
+    text = _pairs(text)
     for code in codes:
         vector = _model(code).embed_query(text)
         for index, value in zip(vector.indices, vector.values):
