@@ -50,6 +50,8 @@ SITES = {
     # Built in newcomer trials, with the trial callers' questions (20 and 25, 5 unanswerable).
     "physio": (REPO / "scripts" / "answer_sites" / "physio", ("www.physio-naschmarkt.example",)),
     "optician": (REPO / "scripts" / "answer_sites" / "optician", ("www.optique-perrottet.ch",)),
+    # Built in a newcomer trial: a Korean clinic with en/ja/zh pages, the trial caller's questions (24, 5 unanswerable).
+    "clinic": (REPO / "scripts" / "answer_sites" / "clinic", ("www.cheongyeon.co.kr",)),
 }
 
 
