@@ -109,7 +109,8 @@ class Fact:
             # "+49 30 1234567" and "030 1234567" are one number, and so are "+82-2-777-4182" and "02-777-4182"
             return f"{self.kind}:{digits[-8:]}"
         # "Lausannegasse 47 (Rue de Lausanne 47), 1700 Freiburg" is "Rue de Lausanne 47, 1700 Fribourg"
-        numbers = list(dict.fromkeys(re.findall(r"\d+", self.value)))
+        # and "〒110-0001 東京都台東区谷中3-11-8" is "東京都台東区谷中3-11-8"
+        numbers = list(dict.fromkeys(re.findall(r"\d+", re.sub(r"〒\s?\d{3}[-－]\d{4}", "", self.value))))
         if self.kind == "address" and len(numbers) >= 2:
             return f"address:{'/'.join(numbers[:2])}"  # "C/ Pelay y Correa, 31, 41010" and "Calle Pelay…, 31, 41010"
         if self.kind == "booking":  # one booking engine in each of the site's languages: "…?lang=pt", "…?lang=en"

@@ -656,3 +656,30 @@ def test_a_korean_clinic_on_gnuboard_its_own_number_first_no_fax_and_its_hours_t
         ("cheongyeon_md", "WeChat"),
     }
     assert not [f for f in card if f.kind == "booking"]  # a notice about booking is news
+
+
+def test_a_japanese_shop_its_address_hours_and_the_sister_shop_named():
+    footer = (
+        "<footer><p>菓匠ゆずりは 谷中本店<br>〒110-0001<br>東京都台東区谷中3-11-8<br>TEL：03-3827-5140<br>"
+        "営業時間：10:00～18:00（甘味処 11:00～17:00）<br>定休日：月曜日（祝日の場合は翌日）</p>"
+        "<p>■根津店（お持ち帰り専門）<br>東京都文京区根津2-19-3 根津マンション1F<br>TEL 03-5815-6623<br>"
+        "11:00～19:00／水曜定休</p></footer>"
+    )
+    contact = "<p>お電話でのお問い合わせは、谷中本店 03-3827-5140（営業時間内）までお願いいたします。</p>"
+
+    def html(body):
+        return f'<html lang="ja"><body><main><h1>ページ</h1>{body}</main>{footer}</body></html>'
+
+    pages = [parse_html(html(contact), "https://y.jp/contact/")]
+    pages += [parse_html(html(f"<p>和菓子{i}</p>"), f"https://y.jp/p{i}/") for i in range(3)]
+    card = contact_card([(d.url, d.facts) for d in pages])
+    phones = [(f.value, f.label) for f in card if f.kind == "phone"]
+    assert phones == [("03-3827-5140", "谷中本店"), ("03-5815-6623", "根津店（お持ち帰り専門）")]
+    addresses = [(f.value, f.label) for f in card if f.kind == "address"]
+    assert addresses[0][0].endswith("東京都台東区谷中3-11-8") and addresses[1][1] == "根津店（お持ち帰り専門）"
+    hours = {(f.value, f.label) for f in card if f.kind == "hours"}
+    assert ("営業時間：10:00～18:00（甘味処 11:00～17:00）", "") in hours
+    assert ("定休日：月曜日（祝日の場合は翌日）", "") in hours
+    assert ("11:00～19:00／水曜定休", "根津店（お持ち帰り専門）") in hours  # the other shop's, said so
+    assert days_of("月～金 10:00～18:00") == {0, 1, 2, 3, 4} and days_of("周一、二、三、五 10:00-19:00") == {0, 1, 2, 4}
+    assert "# お問い合わせ / Contact" in card_markdown(card, ["ja"])

@@ -85,6 +85,26 @@ LABELS = {
         "booking": "예약",
         "title": "연락처",
     },
+    "ja": {
+        "phone": "電話番号",
+        "whatsapp": "WhatsApp",
+        "chat": "メッセージ",
+        "email": "メール",
+        "address": "住所",
+        "hours": "営業時間",
+        "booking": "予約",
+        "title": "お問い合わせ",
+    },
+    "zh": {
+        "phone": "电话",
+        "whatsapp": "WhatsApp",
+        "chat": "聊天",
+        "email": "电子邮件",
+        "address": "地址",
+        "hours": "营业时间",
+        "booking": "预约",
+        "title": "联系方式",
+    },
     "fr": {
         "phone": "Téléphone",
         "whatsapp": "WhatsApp",
@@ -131,7 +151,7 @@ _PHONE = re.compile(r"(?<![\w+])(\+?\(?\d[\d ()./\-\u00a0]{5,18}\d)(?!\w)")
 _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
 _PHONE_WORDS = re.compile(
     r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|fono|móvil|movil|mobile|mobil|handy|gsm|"
-    r"call|llámanos|llamanos|anrufen|ara|arayın)\b|전화|☎|📞",
+    r"call|llámanos|llamanos|anrufen|ara|arayın)\b|전화|☎|📞|電話|电话|ＴＥＬ",
     re.IGNORECASE,
 )
 _FAX = re.compile(r"\b(?:fax|telefax|faks|télécopie|telecopia)\b|팩스|传真|ファックス|ファクス", re.IGNORECASE)
@@ -139,7 +159,7 @@ _HOURS_WORDS = re.compile(
     r"\b(opening hours|(?:office|business|store|shop|our|service|visiting) hours|hours(?=\s*[:：])|open|"
     r"öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
     r"horaires|ouvert|orari|aperto|aperti|openingstijden|geopend|aberto|aberta|abertos|horário|funcionamento)\b|"
-    r"영업시간|운영시간|진료\s*시간",
+    r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間",
     re.IGNORECASE,
 )
 # Each weekday's names, Monday first, in the card's languages: hours are shown in the
@@ -183,19 +203,22 @@ _DAY = re.compile(
     + r"|(?:segunda|terça|terca|quarta|quinta|sexta)-feira"
     + r"|(?:segunda|terça|terca|quarta|quinta)\s+(?:a|à|até)\s+(?:terça|quarta|quinta|sexta|sábado|sabado|domingo)"
     + r")\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO)\b)|"
-    r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]|(?<![가-힣])[월화수목금토일](?:\s*[·,/]\s*[월화수목금토일])+(?![가-힣])",
+    r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]|(?<![가-힣])[월화수목금토일](?:\s*[·,/]\s*[월화수목금토일])+(?![가-힣])|"
+    r"[月火水木金土日]曜|星期[一二三四五六日天]|周[一二三四五六日]|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
 # A day named in full (no "so" or "do": they are words in other languages) beside a word
 # for closed: "Lunes: cerrado", "Sonntag Ruhetag", "Pazar kapalı", "일요일 휴무".
 _FULL_DAY = re.compile(
-    r"\b(" + "|".join(n for names in _WEEK for n in names if len(n) > 3) + r")\b|[월화수목금토일]요일",
+    r"\b("
+    + "|".join(n for names in _WEEK for n in names if len(n) > 3)
+    + r")\b|[월화수목금토일]요일|[月火水木金土日]曜|星期[一二三四五六日天]",
     re.IGNORECASE,
 )
 _CLOSED = re.compile(
     r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten)\b|"
-    r"휴무|휴진|휴일",
+    r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息",
     re.IGNORECASE,
 )
 # A day kept for appointments is part of the week too: "Fr nach Vereinbarung", "Friday by appointment".
@@ -209,11 +232,11 @@ _BY_APPOINTMENT = re.compile(
 _PHONE_HOURS = re.compile(
     r"\b(?:telefon\w*|phone|telephone|call us|anrufen|rufen sie|teléfono|telefónic\w*|llámanos|llamadas|"
     r"téléphon\w*|appelez|telefono|telefonic\w*|chiamateci|telefoon\w*|bel ons|telefone|telefónica|ligue|"
-    r"arayın|telefonla)\b|전화",
+    r"arayın|telefonla)\b|전화|電話|电话",
     re.IGNORECASE,
 )
 _TIME_RANGE = re.compile(
-    r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|to|bis|a|hasta|ile)"
+    r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|～|〜|－|to|bis|a|hasta|ile)"
     # "das 8h00 às 22h00", "de 10h à 18h", "van 9.00 tot 18.00": these words join times
     # written as times ("2 tot 4 fietsen" is no range of hours)
     r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até))\s*(?:오전|오후)?\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
@@ -258,7 +281,7 @@ _HOLIDAYS = {
     "공휴일",
 }
 _ADDRESS_WORDS = re.compile(
-    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|morada|endereço|endereco|indirizzo|주소|visit us|find us|"
+    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|morada|endereço|endereco|indirizzo|주소|住所|所在地|地址|visit us|find us|"
     r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
 )
@@ -312,6 +335,13 @@ def other_party(line: str) -> bool:
     return bool(_MADE_BY.search(line))
 
 
+# "〒110-0001 東京都台東区谷中3-11-8": a Japanese address, its postcode on the line before or not.
+_BLOCK_NAME = re.compile(r"^[■●◆□◇▶]\s*(.{1,30})$|^[\[【]([^\]】]{1,30})[\]】]$")
+_JP_POSTCODE = re.compile(r"^〒\s?\d{3}[-－]\d{4}$")
+_JP_ADDRESS = re.compile(
+    r"(?:〒\s?\d{3}[-－]\d{4}\s*)?(?:東京都|北海道|京都府|大阪府|[\u4e00-\u9fff]{2,3}県)[\u3040-\u30ff\u4e00-\u9fff]{2,20}"
+    r"[0-9０-９]+(?:[-－ー丁目番地の][0-9０-９]+)*(?:[\s　]*[^\s、。（(]{1,30})?"
+)
 _DEFINITION = re.compile(r"^\s*:\s{2,}\S")  # markdownify's "term\n:   definition"
 _LIST_MARK = re.compile(r"^\s*(?:[-+•·]|\d{1,2}[.)])\s+")
 _STREET = (
@@ -376,7 +406,7 @@ _CHAT_NAMES |= {"wechat": "WeChat", "위챗": "WeChat", "微信": "WeChat"}
 # Book (Livro de Reclamações)", "Guest book", "Address Book").
 _BOOKING_WORDS = re.compile(
     r"^[\W_]*book\b|\b(?:to|or|and)\s+book\b|\b(booking|reserve|reservation|reservar|reserva|buchen|termin( buchen| vereinbaren)?|rezervasyon|"
-    r"réserver)\b|예약",
+    r"réserver)\b|예약|予約|预约|預約",
     re.IGNORECASE,
 )
 _SCHEMA_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -437,6 +467,11 @@ _KIND_WORDS = {w.lower() for labels in LABELS.values() for w in labels.values()}
     "전화걸기",
     "전화 문의",
     "대표번호",
+    "電話",
+    "お電話",
+    "電話番号",
+    "电话",
+    "ｔｅｌ",
 }
 
 
@@ -463,7 +498,10 @@ _LEADING_INTO = {
 def _short_label(text: str) -> str:
     """A label as people write one: no number, no address, no bare kind word."""
     label = _PHONE.sub(" ", _EMAIL.sub(" ", (text or "").replace("\u200b", "")))
-    label = " ".join(label.split()).strip(" :|·-–,;()")
+    label = " ".join(label.split()).strip(" :|·-–,;()：【】■●")
+    label = re.split(r"[、，。]", label)[
+        -1
+    ].strip()  # "お電話でのお問い合わせは、谷中本店": the name after the sentence
     if not label or len(label) > MAX_LABEL_CHARS or sum(ch.isdigit() for ch in label) > 2:
         return ""
     if not any(ch.isalpha() for ch in label):
@@ -617,7 +655,8 @@ def weekday(text: str) -> int:
     for i, names in enumerate(_WEEK):  # Korean day names are written without a space before 요일's suffixes
         if names[-1] in text:
             return i
-    return 7
+    mentions = _day_mentions(text)  # Japanese and Chinese: "月曜日", "星期一"
+    return mentions[0][2] if mentions else 7
 
 
 def _day_span(names: list[str]) -> str:
@@ -752,11 +791,15 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
     heading = ""
     others = False  # the section is about someone else (other_party)
     other = False  # so is the paragraph, from this line on
+    names: list[str] = []  # the name the paragraph starts with: "■根津店（お持ち帰り専門）", "[강남점]"
+    name = ""
     for raw in text.splitlines():
         line = _clean(_LIST_MARK.sub("", re.sub(r"[*#|]", " ", raw)))
         if not line:
-            other = False  # a paragraph ends
+            other, name = False, ""  # a paragraph ends
             continue
+        if marked := _BLOCK_NAME.match(line):
+            name = _short_label(marked.group(1) or marked.group(2))
         if _TABLE_RULE.match(raw):
             continue
         if raw.lstrip().startswith("#") or _LABEL_LINE.match(raw):
@@ -771,6 +814,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
             continue
         lines.append(line)
         section.append(heading)
+        names.append(name)
     # Unlabelled addresses on a homepage may be anyone's (an estate agent's listings);
     # the business's own is in the footer, on every page.
     home = not chrome and _homepage(urlsplit(url).path)
@@ -787,7 +831,11 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
                 if value and not (fax and not _PHONE_WORDS.search(said)):  # "Tel./Fax: …" is a phone too
                     # after another number, only the last few words name it: "· Mobil: …", "| TEL …"
                     named = said if first else re.split(r"[|·•;,]", said)[-1]
-                    label = (_short_label(named) if first or len(named.split()) <= 3 else "") or _bracketed(line)
+                    label = (
+                        (_short_label(named) if first or len(named.split()) <= 3 else "")
+                        or _bracketed(line)
+                        or names[i]
+                    )
                     facts.append(Fact("phone", value, label, url))
         elif _PHONE.fullmatch(line) and (_phone_heading(section[i]) or (i > 0 and _phone_heading(lines[i - 1]))):
             value = _plausible_phone(line)  # the number on its own line, under "## Telefon" or after "Phone"
@@ -807,7 +855,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
                 _TODAY.search(sentence) and _HOURS_WORDS.search(sentence)
             )
             if said and not once and _regular_times(sentence):
-                label = _phone_hours_label(sentence, section[i])
+                label = _phone_hours_label(sentence, section[i]) or names[i]  # "■根津店": another shop's hours
                 facts.append(Fact("hours", _clean(sentence, MAX_VALUE_CHARS), label, url))
             for part in sentences:  # "… to 4 pm. We are closed on Sundays."
                 if part != sentence and _CLOSED.search(part) and _days_without_times(part, ""):
@@ -833,6 +881,9 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
                 facts.append(Fact("address", f"{street}, {line}", "", url))
         elif not home and (found := one_line_address(line)):
             facts.append(Fact("address", found, "", url))  # a homepage's own: in its footer, on every page
+        elif not home and (match := _JP_ADDRESS.match(line)):
+            postcode = lines[i - 1] if i > 0 and _JP_POSTCODE.match(lines[i - 1]) else ""
+            facts.append(Fact("address", _clean(f"{postcode} {match.group(0)}"), names[i], url))
     return facts
 
 
@@ -977,7 +1028,7 @@ def _merge(known: Fact | None, fact: Fact) -> Fact:
 _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; "/openinghours/" one too
     r"contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|find-us|location|"
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
-    r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|오시는|연락|영업시간",
+    r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|오시는|연락|영업시간",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
@@ -1091,7 +1142,8 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
         named = {f.value[start:end].casefold() for f, m in zip(lines, mentions) for start, end, _ in m}
         first = min(lines, key=lambda f: (-_contact_rank(f.url), f.url))
         repeated = sum(map(len, each)) - len(days)
-        rank = (-len(days), -len(lines), repeated, first.structured, -_contact_rank(first.url), first.url)
+        own = sum(f.pages < MIN_PAGES_FOR_FACT for f in lines) or len(lines)  # the template's lines pad every page
+        rank = (-len(days), -own, repeated, first.structured, -_contact_rank(first.url), first.url)
         summaries.append((rank, lines, days, named))
 
     kept: list[Fact] = []
@@ -1118,16 +1170,28 @@ def _own_week(lines: list[Fact]) -> list[Fact]:
     if not own:
         return lines
     days = set().union(*(days_of(f.value) for f in own if not phone_hours(f)))
-    return own + [f for f in lines if f.pages >= MIN_PAGES_FOR_FACT and not days_of(f.value) <= days]
+
+    def said_again(f: Fact) -> bool:  # a line naming no day ("営業時間：10:00～18:00") only beside a whole week
+        named = days_of(f.value)
+        return named <= days if named else len(days) == 7
+
+    return own + [f for f in lines if f.pages >= MIN_PAGES_FOR_FACT and not said_again(f)]
 
 
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
-    r"^\s*\.?\s*(?:-|–|—|~|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|부터)\s*$",
+    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|부터|から|至|到)\s*$",
     re.IGNORECASE,
 )
 _KOREAN_DAY = re.compile(r"(?<![가-힣])([월화수목금토일])(?:요일|(?![가-힣]))")
+# Japanese "月曜日", "水曜", lists "土・日"; Chinese "星期一", "周六".
+_KANJI_DAY = re.compile(
+    r"([月火水木金土日])曜日?|(?:星期|周)([一二三四五六日天](?:\s*[、,，]\s*[一二三四五六日天])*)|"
+    r"(?<![\u4e00-\u9fff\d])([月火水木金土日](?:\s*[・·、～〜~－-]\s*[月火水木金土日])+)(?![\u4e00-\u9fff])"
+)
+_KANJI_WEEK = "月火水木金土日"
+_CHINESE_WEEK = "一二三四五六日"
 # Short names a range is written with, counted when capitalised ("Lun-Ven", "Seg-Sex",
 # "Ma t/m Vr"): French, Italian, Portuguese, Dutch.
 _SHORT_WEEKDAYS = {"mer": 2, "jeu": 3, "ven": 4, "gio": 3, "seg": 0, "ter": 1, "qua": 2, "qui": 3, "sex": 4}
@@ -1148,6 +1212,23 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
             end = m.end() + 6 if text[m.end() : m.end() + 6].casefold() == "-feira" else m.end()
             found.append((m.start(), end, day))
     found += [(m.start(), m.end(), "월화수목금토일".index(m.group(1))) for m in _KOREAN_DAY.finditer(text)]
+    for m in _KANJI_DAY.finditer(text):
+        if m.group(1):
+            found.append((m.start(), m.end(), _KANJI_WEEK.index(m.group(1))))
+        elif m.group(2):  # "周一、二、三、五"
+            start = m.start(2)
+            found += [
+                (start + i, start + i + 1, _CHINESE_WEEK.index(ch))
+                for i, ch in enumerate(m.group(2).replace("天", "日"))
+                if ch in _CHINESE_WEEK
+            ]
+        else:  # "土・日", "月～金": each day of the list or range
+            start = m.start(3)
+            found += [
+                (start + i, start + i + 1, _KANJI_WEEK.index(ch))
+                for i, ch in enumerate(m.group(3))
+                if ch in _KANJI_WEEK
+            ]
     return sorted(found)
 
 
