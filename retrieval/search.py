@@ -340,10 +340,12 @@ def answer_signals(
         if wanted:
             coverage = max(coverage, len(wanted & _terms_of(hit.payload.get("text", ""), lang)) / len(wanted))
     wanted_any = set(query_terms(query, langs)[0])
-    seen: set[int] = set()
+    found: set[int] = set()
     for hit in lexical:
-        seen |= _terms_of(hit.payload.get("text", ""), hit.payload.get("lang", ""))
-    site_coverage = len(wanted_any & seen) / len(wanted_any) if wanted_any else 0.0
+        if len(found) == len(wanted_any):
+            break  # every word found: the passages further down cannot add one (and need no analysis)
+        found |= wanted_any & _terms_of(hit.payload.get("text", ""), hit.payload.get("lang", ""))
+    site_coverage = len(found) / len(wanted_any) if wanted_any else 0.0
     best = fused[0]
     in_dense = next((i for i, h in enumerate(dense, 1) if h.id == best.id), None)
     in_lexical = next((i for i, h in enumerate(lexical, 1) if h.id == best.id), None)
