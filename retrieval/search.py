@@ -11,7 +11,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -71,15 +71,17 @@ def _words(hit: SearchHit) -> set[str]:
     return set(_WORDS.findall(body_of(hit.text, hit.heading_path).lower()))
 
 
-def collapse_near_duplicates(hits: list[SearchHit], limit: int) -> list[SearchHit]:
+def collapse_near_duplicates(hits: Iterable[SearchHit], limit: int) -> list[SearchHit]:
     """Best-first; a hit whose words are nearly those of a better hit is dropped, and so
     is a page's passage beyond its first MAX_PASSAGES_PER_PAGE (its neighbours are one
-    /v1/chunks call away)."""
+    /v1/chunks call away). `hits` is read only as far as it takes to keep `limit`."""
     kept: list[tuple[SearchHit, set[str]]] = []
     per_page: dict[str, int] = {}
     for hit in hits:
+        if per_page.get(hit.url, 0) >= MAX_PASSAGES_PER_PAGE:
+            continue
         words = _words(hit)
-        if per_page.get(hit.url, 0) >= MAX_PASSAGES_PER_PAGE or any(
+        if any(
             words and other and len(words & other) / len(words | other) >= NEAR_DUPLICATE_JACCARD for _, other in kept
         ):
             continue
@@ -525,7 +527,7 @@ class Searcher:
             query_lang,
             lambda url: self._page_size(business, store, url),
         )
-        found = [
+        found = (  # made as far as collapse_near_duplicates reads: its first k kept, of up to 80
             SearchHit(
                 text=h.payload.get("text", ""),
                 heading_path=h.payload.get("heading_path", ""),
@@ -535,7 +537,7 @@ class Searcher:
                 position=int(h.payload.get("position", 0)),
             )
             for h in fused
-        ]
+        )
         hits = collapse_near_duplicates(found, k)
         site = site_languages(languages)
         cross = bool(site) and query_lang is not None and query_lang not in site
