@@ -683,3 +683,6 @@ def test_a_japanese_shop_its_address_hours_and_the_sister_shop_named():
     assert ("11:00～19:00／水曜定休", "根津店（お持ち帰り専門）") in hours  # the other shop's, said so
     assert days_of("月～金 10:00～18:00") == {0, 1, 2, 3, 4} and days_of("周一、二、三、五 10:00-19:00") == {0, 1, 2, 4}
     assert "# お問い合わせ / Contact" in card_markdown(card, ["ja"])
+    bullet = parse_html(page("<h1>Hours</h1><p>● Open daily 9-5<br>Tel 555 123 4567</p>"), "https://b.example/contact/")
+    labels = {f.value: f.label for f in bullet.facts}
+    assert labels["● Open daily 9-5"] == labels["555 123 4567"] == ""  # a marked line with times names nothing

@@ -798,7 +798,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
         if not line:
             other, name = False, ""  # a paragraph ends
             continue
-        if marked := _BLOCK_NAME.match(line):
+        if (marked := _BLOCK_NAME.match(line)) and not re.search(r"\d", line):  # a name, not "● Open 9–5"
             name = _short_label(marked.group(1) or marked.group(2))
         if _TABLE_RULE.match(raw):
             continue
