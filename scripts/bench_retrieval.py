@@ -52,6 +52,8 @@ SITES = {
     "optician": (REPO / "scripts" / "answer_sites" / "optician", ("www.optique-perrottet.ch",)),
     # Built in a newcomer trial: a Korean clinic with en/ja/zh pages, the trial caller's questions (24, 5 unanswerable).
     "clinic": (REPO / "scripts" / "answer_sites" / "clinic", ("www.cheongyeon.co.kr",)),
+    # Built in a newcomer trial: a Japanese sweets shop (WordPress markup, en pages), the trial caller's questions (24, 5 unanswerable).
+    "sweets": (REPO / "scripts" / "answer_sites" / "sweets", ("www.yuzuriha-yanaka.jp",)),
 }
 
 
