@@ -335,8 +335,9 @@ def other_party(line: str) -> bool:
     return bool(_MADE_BY.search(line))
 
 
-# "〒110-0001 東京都台東区谷中3-11-8": a Japanese address, its postcode on the line before or not.
+# A paragraph's name, on a line of its own: "■根津店（お持ち帰り専門）", "【本店】".
 _BLOCK_NAME = re.compile(r"^[■●◆□◇▶]\s*(.{1,30})$|^[\[【]([^\]】]{1,30})[\]】]$")
+# "〒110-0001 東京都台東区谷中3-11-8": a Japanese address, its postcode on the line before or not.
 _JP_POSTCODE = re.compile(r"^〒\s?\d{3}[-－]\d{4}$")
 _JP_ADDRESS = re.compile(
     r"(?:〒\s?\d{3}[-－]\d{4}\s*)?(?:東京都|北海道|京都府|大阪府|[\u4e00-\u9fff]{2,3}県)[\u3040-\u30ff\u4e00-\u9fff]{2,20}"
@@ -499,9 +500,8 @@ def _short_label(text: str) -> str:
     """A label as people write one: no number, no address, no bare kind word."""
     label = _PHONE.sub(" ", _EMAIL.sub(" ", (text or "").replace("\u200b", "")))
     label = " ".join(label.split()).strip(" :|·-–,;()：【】■●")
-    label = re.split(r"[、，。]", label)[
-        -1
-    ].strip()  # "お電話でのお問い合わせは、谷中本店": the name after the sentence
+    # "お電話でのお問い合わせは、谷中本店": the name after the sentence
+    label = re.split(r"[、，。]", label)[-1].strip()
     if not label or len(label) > MAX_LABEL_CHARS or sum(ch.isdigit() for ch in label) > 2:
         return ""
     if not any(ch.isalpha() for ch in label):
@@ -1066,9 +1066,10 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
         for fact in facts:
             counts[fact.key()] += 1
             best[fact.key()] = _merge(best.get(fact.key()), fact)
-        for kind in KINDS:
-            for i, fact in enumerate(f for f in facts if f.kind == kind):
-                place[fact.key()] = min(place.get(fact.key(), i), i)
+        of_kind: Counter[str] = Counter()
+        for fact in facts:
+            place[fact.key()] = min(place.get(fact.key(), of_kind[fact.kind]), of_kind[fact.kind])
+            of_kind[fact.kind] += 1
     card: list[Fact] = []
     for kind in KINDS:
         found = [
@@ -1130,16 +1131,17 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
     all fits in MAX_HOURS."""
 
     summaries = []  # (rank, lines, days covered, day names used) per place
-    weeks = [_own_week(lines) for lines in places]
+    mentions = {f.key(): _day_mentions(f.value) for lines in places for f in lines}
+    days_in = {f.key(): days_of(f.value, mentions[f.key()]) for lines in places for f in lines}
+    weeks = [_own_week(lines, days_in) for lines in places]
     # the template's lines a page says again in full: not a place of their own either
     said_again = {f.key() for lines, week in zip(places, weeks) for f in lines if f not in week}
     for lines in weeks:
         if all(f.key() in said_again for f in lines):
             continue
-        mentions = [_day_mentions(f.value) for f in lines]
-        each = [set() if phone_hours(f) else days_of(f.value, m) for f, m in zip(lines, mentions)]
+        each = [set() if phone_hours(f) else days_in[f.key()] for f in lines]
         days = set().union(*each)
-        named = {f.value[start:end].casefold() for f, m in zip(lines, mentions) for start, end, _ in m}
+        named = {f.value[start:end].casefold() for f in lines for start, end, _ in mentions[f.key()]}
         first = min(lines, key=lambda f: (-_contact_rank(f.url), f.url))
         repeated = sum(map(len, each)) - len(days)
         own = sum(f.pages < MIN_PAGES_FOR_FACT for f in lines) or len(lines)  # the template's lines pad every page
@@ -1161,18 +1163,19 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
     return kept
 
 
-def _own_week(lines: list[Fact]) -> list[Fact]:
+def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
     """A page's hours without the template's lines for days the page states itself: a
     footer's "Mo 13.30–18.30 · Di–Fr …" beside the hours page's table says the week
     twice (or, left stale, says it otherwise: "목 야간 ~21:00" beside "목요일 … 오후
-    8:30"). A template line for a day the page leaves out stays (its "Sunday 9–17")."""
+    8:30"). A template line for a day the page leaves out stays (its "Sunday 9–17").
+    `days_in`: each line's days_of, by its key."""
     own = [f for f in lines if f.pages < MIN_PAGES_FOR_FACT]
     if not own:
         return lines
-    days = set().union(*(days_of(f.value) for f in own if not phone_hours(f)))
+    days = set().union(*(days_in[f.key()] for f in own if not phone_hours(f)))
 
     def said_again(f: Fact) -> bool:  # a line naming no day ("営業時間：10:00～18:00") only beside a whole week
-        named = days_of(f.value)
+        named = days_in[f.key()]
         return named <= days if named else len(days) == 7
 
     return own + [f for f in lines if f.pages >= MIN_PAGES_FOR_FACT and not said_again(f)]
