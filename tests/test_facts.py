@@ -686,3 +686,16 @@ def test_a_japanese_shop_its_address_hours_and_the_sister_shop_named():
     bullet = parse_html(page("<h1>Hours</h1><p>● Open daily 9-5<br>Tel 555 123 4567</p>"), "https://b.example/contact/")
     labels = {f.value: f.label for f in bullet.facts}
     assert labels["● Open daily 9-5"] == labels["555 123 4567"] == ""  # a marked line with times names nothing
+
+
+def test_a_polish_workshop_its_address_and_a_label_with_its_bracket():
+    body = (
+        "<h1>Kontakt</h1><address>Auto-Serwis Kowalczyk<br>ul. Zakopiańska 12, 31-123 Kraków</address>"
+        '<p><a href="tel:+48123456789">Zadzwoń</a></p><p>Komórka (Paweł): <a href="tel:+48601234567">601 234 567</a></p>'
+    )
+    doc = parse_html(page(body, lang="pl"), "https://a.pl/kontakt.html")
+    card = contact_card([(doc.url, doc.facts)])
+    assert [f.value for f in card if f.kind == "address"] == ["ul. Zakopiańska 12, 31-123 Kraków"]
+    phones = {(f.value, f.label) for f in card if f.kind == "phone"}
+    assert ("601 234 567", "Komórka (Paweł)") in phones and ("+48123456789", "") in phones
+    assert card_markdown(card, ["pl"]).startswith("# Kontakt")

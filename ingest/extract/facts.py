@@ -105,6 +105,16 @@ LABELS = {
         "booking": "预约",
         "title": "联系方式",
     },
+    "pl": {
+        "phone": "Telefon",
+        "whatsapp": "WhatsApp",
+        "chat": "Czat",
+        "email": "E-mail",
+        "address": "Adres",
+        "hours": "Godziny otwarcia",
+        "booking": "Rezerwacja",
+        "title": "Kontakt",
+    },
     "fr": {
         "phone": "Téléphone",
         "whatsapp": "WhatsApp",
@@ -348,7 +358,7 @@ _LIST_MARK = re.compile(r"^\s*(?:[-+•·]|\d{1,2}[.)])\s+")
 _STREET = (
     r"(?:(?:stra(?:ß|ss)e|str\.|weg|platz|gasse|allee|damm|ufer|straat|laan|plein|gracht|kade|steeg)"
     r"|\b(?:calle|c/|avenida|avda\.|carrer|paseo|plaza|rue|avenue|boulevard|chemin|place|quai|via|viale|piazza|rua|"
-    r"cad\.|caddesi|sok\.|sokak|mah\.|road|street|lane)\b)"
+    r"cad\.|caddesi|sok\.|sokak|mah\.|road|street|lane|ulica|aleja)\b|\b(?:ul|al|os)\.(?!\w))"  # "ul. Zakopiańska 12"
 )
 # The first part of a US or UK address: a number and a street ("2210 NW 7th St", "221B Baker Street").
 _US_STREET = (
@@ -359,7 +369,7 @@ _US_STREET = (
 _EU_ADDRESS = re.compile(
     r"(?<![\w-])((?:(?:[^\W\d]|\d+\.\s)[^,\n·|•:;+()]{0,50}?)?" + _STREET + r"[^,\n·|•\d]{0,30}?,?\s*\d{1,4}[a-zA-Z]?"
     r"(?:[-/]\d{1,4})?|\d{1,4}[a-zA-Z]?,?\s+" + _STREET + r"[^,\n·|•\d]{1,40}?)"
-    r"\s*[,·|•–-]?\s*((?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?)\s+([^\W\d][\w'-]*(?:\s[^\W\d][\w'-]*){0,2})",
+    r"\s*[,·|•–-]?\s*((?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?|\d{2}-\d{3})\s+([^\W\d][\w'-]*(?:\s[^\W\d][\w'-]*){0,2})",
     re.IGNORECASE,
 )
 _US_ADDRESS = re.compile(
@@ -463,6 +473,8 @@ _KIND_WORDS = {w.lower() for labels in LABELS.values() for w in labels.values()}
     "bellen",
     "ara",
     "hemen ara",
+    "zadzwoń",
+    "zadzwoń teraz",
     "전화",
     "전화하기",
     "전화걸기",
@@ -500,6 +512,8 @@ def _short_label(text: str) -> str:
     """A label as people write one: no number, no address, no bare kind word."""
     label = _PHONE.sub(" ", _EMAIL.sub(" ", (text or "").replace("\u200b", "")))
     label = " ".join(label.split()).strip(" :|·-–,;()：【】■●")
+    if label.count("(") > label.count(")"):
+        label += ")"  # "Komórka (Paweł)", its bracket stripped with the colon after it
     # "お電話でのお問い合わせは、谷中本店": the name after the sentence
     label = re.split(r"[、，。]", label)[-1].strip()
     if not label or len(label) > MAX_LABEL_CHARS or sum(ch.isdigit() for ch in label) > 2:
