@@ -98,7 +98,7 @@ def test_a_translation_that_matched_much_worse_keeps_its_own_rank():
     assert [h.id for h in one_slot_per_page(hits, translation_of, "it")] == ["gluten-it", "price-en", "menu"]
 
 
-def test_a_fuller_version_of_the_page_shown_keeps_its_ranks():
+def test_a_fuller_version_goes_first_when_it_matched_as_well_else_keeps_its_ranks():
     # The English treatments page is a summary of the Turkish one: a Turkish passage
     # that ranked below it may hold what the summary leaves out (the implants' guarantee).
     translation_of = {"/en/treatments/": "/en/treatments/", "/tr/tedaviler/": "/en/treatments/"}
@@ -108,8 +108,16 @@ def test_a_fuller_version_of_the_page_shown_keeps_its_ranks():
         _hit("3", "/en/about/", "en"),
         _hit("4", "/tr/tedaviler/", "tr"),
     ]
+    worse = [Hit(id=h.id, score=score, payload=h.payload) for h, score in zip(hits, (1.0, 0.5, 0.4, 0.3))]
     sizes = {"/en/treatments/": 11, "/tr/tedaviler/": 24}
-    assert [h.id for h in one_slot_per_page(hits, translation_of, "en", sizes.get)] == ["1", "2", "3", "4"]
+    assert [h.id for h in one_slot_per_page(worse, translation_of, "en", sizes.get)] == ["1", "2", "3", "4"]
+    # Matched nearly as well, the fuller version goes first in the page's slot: what the
+    # summary says, it says too.
+    assert [h.id for h in one_slot_per_page(hits, translation_of, "en", sizes.get)] == ["2", "1", "3", "4"]
+    # The fuller version matched first and a question in the summary's language: both in
+    # the one slot, the fuller first.
+    swapped = [hits[1], hits[0], hits[2]]
+    assert [h.id for h in one_slot_per_page(swapped, translation_of, "en", sizes.get)] == ["2", "1", "3"]
     # A complete translation says no more: one slot, as before.
     sizes = {"/en/treatments/": 22, "/tr/tedaviler/": 24}
     assert [h.id for h in one_slot_per_page(hits, translation_of, "en", sizes.get)] == ["1", "3"]

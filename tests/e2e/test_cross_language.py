@@ -51,9 +51,10 @@ def test_an_english_question_to_a_spanish_site_is_not_answered_with_its_cookie_n
 
 def test_the_fuller_turkish_page_answers_what_its_english_summary_leaves_out(searcher):
     # Only the Turkish treatments page says the implants carry the maker's lifetime
-    # guarantee; the English page is its summary and takes the first slot.
+    # guarantee; the English page is its summary. Both matched about as well: the page's
+    # slot shows the Turkish original first, then the English summary.
     found = paths(searcher, "dentist", "Is there a guarantee on the implants?")
-    assert found[0] == "/en/treatments/" and "/tr/tedaviler/" in found, found
+    assert found[:2] == ["/tr/tedaviler/", "/en/treatments/"], found
 
 
 def test_a_question_in_the_sites_language_keeps_one_slot_per_page(searcher):
