@@ -190,6 +190,36 @@ def test_days_an_hours_line_speaks_of():
         assert days_of(line) == {0, 1, 2, 3, 4}, line
 
 
+def test_polish_czech_and_nordic_weeks_are_read():
+    for line, days in (
+        ("Pon.–Pt. 8:00–18:00, Sob. 9:00–14:00", set(range(6))),
+        ("od poniedziałku do piątku 8–16", set(range(5))),
+        ("Wt–Czw 9–17", {1, 2, 3}),
+        ("pondělí až pátek 8:00–16:00", set(range(5))),
+        ("måndag–fredag 9–17", set(range(5))),
+        ("Lördagar och söndagar stängt", {5, 6}),
+        ("mandag til fredag 9-17", set(range(5))),
+    ):
+        assert days_of(line) == days, line
+    # A Kraków workshop's contact page: its week, Sunday closed, comes before the English page's.
+    kontakt = parse_html(
+        page(
+            "<h1>Kontakt</h1><h2>Godziny otwarcia</h2><p>Pon.–Pt. 8:00–18:00</p><p>Sob. 9:00–13:00</p>"
+            "<p>Niedz. nieczynne</p>",
+            lang="pl",
+        ),
+        "https://auto.example/kontakt.html",
+    )
+    english = parse_html(
+        page("<h1>In English</h1><p>Monday to Friday 8 am – 6 pm, Saturday 9 am – 1 pm.</p>"),
+        "https://auto.example/en/",
+    )
+    hours = [f.value for f in contact_card([(d.url, d.facts) for d in (kontakt, english)]) if f.kind == "hours"]
+    assert hours[:3] == ["Pon.–Pt. 8:00–18:00", "Sob. 9:00–13:00", "Niedz. nieczynne"], hours
+    # Nordic short names are words elsewhere: "man" and "ons" are no Monday and Wednesday.
+    assert days_of("Wie man uns erreicht: ons team helpt 9–17") == set()
+
+
 def test_ordinals_and_counts_are_no_hours_and_joined_up_hours_paths_are_hours_pages():
     for text in (
         "Estamos en la segunda planta, habitaciones 1 a 4.",

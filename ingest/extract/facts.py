@@ -168,23 +168,47 @@ _FAX = re.compile(r"\b(?:fax|telefax|faks|télécopie|telecopia)\b|팩스|传真
 _HOURS_WORDS = re.compile(
     r"\b(opening hours|(?:office|business|store|shop|our|service|visiting) hours|hours(?=\s*[:：])|open|"
     r"öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
-    r"horaires|ouvert|orari|aperto|aperti|openingstijden|geopend|aberto|aberta|abertos|horário|funcionamento)\b|"
+    r"horaires|ouvert|orari|aperto|aperti|openingstijden|geopend|aberto|aberta|abertos|horário|funcionamento|"
+    r"godziny otwarcia|czynne|otwarte|otevírací doba|otevřeno|öppettider|öppet|åpningstider|åbningstider)\b|"
     r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間",
     re.IGNORECASE,
 )
 # Each weekday's names, Monday first, in the card's languages: hours are shown in the
-# order of the week, and a day said to be closed is an opening-hours fact too.
+# order of the week, and a day said to be closed is an opening-hours fact too. Polish
+# with its cases ("od poniedziałku do piątku", "w soboty"); Czech, Swedish, Danish and
+# Norwegian in full and their plurals ("lördagar"), as their short names are words
+# elsewhere ("so", "man", "ons", "tor").
+_NORDIC = (("måndag", "mandag"), ("tisdag", "tirsdag"), ("onsdag",), ("torsdag",), ("fredag",))
+_NORDIC += (("lördag", "lørdag"), ("söndag", "søndag"))
 _WEEK = tuple(
-    names.split()
-    for names in (
-        "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag 월요일 월",
-        "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag 화요일 화",
-        "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag 수요일 수",
-        "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag 목요일 목",
-        "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag 금요일 금",
-        "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
-        "토요일 토",
-        "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag 일요일 일",
+    [*names.split(), *(f"{n}{end}" for n in nordic for end in ("", "ar", "e", "er")), *korean.split()]
+    for names, nordic, korean in zip(
+        (
+            "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag "
+            "poniedziałek poniedziałki poniedziałku pon pn pondělí",
+            "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag "
+            "wtorek wtorki wtorku wt úterý",
+            "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag "
+            "środa środy środę śr středa",
+            "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag "
+            "czwartek czwartki czwartku czw čtvrtek",
+            "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag piątek piątki piątku pt pátek",
+            "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
+            "sobota soboty sobotę sob",
+            "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag "
+            "niedziela niedziele niedzieli niedzielę niedz nd neděle",
+        ),
+        _NORDIC,
+        (
+            "월요일 월",
+            "화요일 화",
+            "수요일 수",
+            "목요일 목",
+            "금요일 금",
+            "토요일 토",
+            "일요일 일",
+        ),  # the letter last: weekday()
+        strict=True,
     )
 )
 _WEEKDAY_OF = {name: i for i, names in enumerate(_WEEK) for name in names}
@@ -206,13 +230,20 @@ _EVERY_DAY = (
     "elke dag",
     "dagelijks",
     "her gün",
+    "codziennie",
+    "denně",
+    "dagligen",
+    "daglig",
+    "alle dage",
+    "hver dag",
+    "varje dag",
 )
 _DAY = re.compile(
     r"\b("
     + "|".join([*sorted((n for names in _WEEK for n in names if len(n) > 2), key=len, reverse=True), *_EVERY_DAY])
     + r"|(?:segunda|terça|terca|quarta|quinta|sexta)-feira"
     + r"|(?:segunda|terça|terca|quarta|quinta)\s+(?:a|à|até)\s+(?:terça|quarta|quinta|sexta|sábado|sabado|domingo)"
-    + r")\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO)\b)|"
+    + r")\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO|Pn|Wt|Śr|Pt|Nd|WT|ŚR|PT)\b)|"
     r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]|(?<![가-힣])[월화수목금토일](?:\s*[·,/]\s*[월화수목금토일])+(?![가-힣])|"
     r"[月火水木金土日]曜|星期[一二三四五六日天]|周[一二三四五六日]|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+",
     re.IGNORECASE,
@@ -227,7 +258,8 @@ _FULL_DAY = re.compile(
     re.IGNORECASE,
 )
 _CLOSED = re.compile(
-    r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten)\b|"
+    r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten|"
+    r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|stängt|stengt|lukket)\b|"
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息",
     re.IGNORECASE,
 )
@@ -249,7 +281,7 @@ _TIME_RANGE = re.compile(
     r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|～|〜|－|to|bis|a|hasta|ile)"
     # "das 8h00 às 22h00", "de 10h à 18h", "van 9.00 tot 18.00": these words join times
     # written as times ("2 tot 4 fietsen" is no range of hours)
-    r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até))\s*(?:오전|오후)?\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
+    r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até|do))\s*(?:오전|오후)?\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
     re.IGNORECASE,
 )
 # "Open today until 7 pm", "Ouvert aujourd'hui jusqu'à 19h": a widget's status, not the week's
@@ -271,6 +303,7 @@ _TIME_FROM = re.compile(
 # more, a digit or "am"/"pm", before a letter: "Mo. - Fr." and "Str. 16" go on. *ours*
 _SENTENCE_END = re.compile(r"(?:(?<=[!?])|(?<=\w\w\w\.)|(?<=\d\.)|(?<=\s[ap]m\.))\s+(?=[^\W\d_])")
 _EVERY = {"every", "each", "immer", "jeden", "jede", "todos", "cada", "chaque", "tous", "ogni", "elke", "her"}
+_EVERY |= {"każdy", "każdą", "każda", "każde", "varje", "hver"}
 _HOLIDAYS = {
     "public",
     "holidays",
@@ -288,10 +321,16 @@ _HOLIDAYS = {
     "bayramlarda",
     "festivi",
     "feestdagen",
+    "święta",
+    "świąt",
+    "svátky",
+    "helgdagar",
+    "helligdage",
+    "helligdager",
     "공휴일",
 }
 _ADDRESS_WORDS = re.compile(
-    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|morada|endereço|endereco|indirizzo|주소|住所|所在地|地址|visit us|find us|"
+    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|morada|endereço|endereco|indirizzo|주소|住所|所在地|地址|visit us|find us|"
     r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
 )
@@ -1198,7 +1237,8 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
-    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|부터|から|至|到)\s*$",
+    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|"
+    r"부터|から|至|到)\s*$",
     re.IGNORECASE,
 )
 _KOREAN_DAY = re.compile(r"(?<![가-힣])([월화수목금토일])(?:요일|(?![가-힣]))")
@@ -1213,7 +1253,7 @@ _CHINESE_WEEK = "一二三四五六日"
 # "Ma t/m Vr"): French, Italian, Portuguese, Dutch.
 _SHORT_WEEKDAYS = {"mer": 2, "jeu": 3, "ven": 4, "gio": 3, "seg": 0, "ter": 1, "qua": 2, "qui": 3, "sex": 4}
 _SHORT_WEEKDAYS |= {"ma": 0, "wo": 2, "vr": 4, "za": 5, "zo": 6}
-_WORKING_WEEK = ("weekdays", "werktags", "평일")
+_WORKING_WEEK = ("weekdays", "werktags", "vardagar", "hverdage", "hverdager", "평일")
 
 
 def _day_mentions(text: str) -> list[tuple[int, int, int]]:
