@@ -11,6 +11,7 @@ def test_language_codes_map_to_their_stemmer_or_plain():
     assert analysis_language("es-CL") == "es" and analysis_language("pt_BR") == "pt"
     assert analysis_language("EN") == "en"
     assert analysis_language("ko") == PLAIN and analysis_language("") == PLAIN
+    assert analysis_language("pl-PL") == "pl"  # no stemmer, but its stopwords
 
 
 def test_spanish_stemming_matches_inflections_and_accents():
@@ -46,6 +47,19 @@ def test_query_language_from_function_words():
     assert query_language("precio habitación individual", {"es", "en"}) is None  # no function words: unclear
     assert query_language("what is your phone number", set()) is None
     assert query_language("전화번호가 뭐예요?", {"ko", "en"}) is None
+
+
+def test_polish_function_words_are_no_terms_and_tell_the_language():
+    # A Kraków workshop: "O której otwieracie w sobotę?" shared only "o", "w" and "której"
+    # with its pages, so BM25 ranked a Christmas notice full of them first, and the one
+    # English stopword "o" made the question English.
+    notice = "W dniu 23 grudnia pracujemy do 14:00, o czym informujemy w aktualnościach, której"
+    assert _shared(notice, "pl", "O której otwieracie w sobotę?", ("pl", "en")) == 0
+    assert _shared("Wymiana oleju: 150 zł", "pl", "Ile kosztuje wymiana oleju?", ("pl", "en")) == 2
+    assert _shared("Skąd się bierze ta cena?", "pl", "się", ("pl",)) == 0  # folded "sie" is dropped too
+    assert query_language("O której otwieracie w sobotę?", {"pl", "en"}) == "pl"
+    assert query_language("Do you repair vans like a Ford Transit?", {"pl", "en"}) == "en"  # "do", "a" are Polish too
+    assert query_language("Kolik stojí výměna oleje? Je to u vás levné?", {"cs", "en"}) == "cs"
 
 
 def test_korean_words_with_particles_and_unspaced_japanese_share_terms_with_the_page():

@@ -4,8 +4,11 @@ A chunk's terms are stemmed with the Snowball stemmer of its page's language, wi
 that language's stopwords removed, so "habitación" finds "habitaciones" and "cuesta"
 finds "cuestan". A query does not say its language, so it is analysed once per
 language the business's pages are written in and the terms are merged: each
-analysis can only match chunks analysed the same way. Languages without a Snowball
-stemmer (Korean, Japanese, ...) and pages without `lang` keep the plain analysis:
+analysis can only match chunks analysed the same way. Polish, Czech, Slovak, Croatian
+and Ukrainian have no Snowball stemmer: their words are not stemmed, but their
+stopwords (stopwords-iso's lists) are dropped, so a question's "w", "o", "której" do not
+rank the passages that use them most, and a question can be told to be in them. Other
+languages (Korean, Japanese, ...) and pages without `lang` keep the plain analysis:
 words lowercased, accents folded, nothing stemmed.
 
 Korean, Japanese and Chinese text is read as overlapping pairs of letters ("토요일에도"
@@ -21,11 +24,13 @@ re-analysed from its stored text (no re-embedding) on its next run.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 
 import qdrant_edge as qe
+import stopwordsiso
 
-SCHEME = "bm25-snowball-cjk-2"
+SCHEME = "bm25-snowball-cjk-3"
 _WORDS = re.compile(r"\w+")
 PLAIN = ""
 
@@ -51,24 +56,42 @@ _SNOWBALL = {
     "sv": "swedish",
     "tr": "turkish",
 }
+# Languages without a Snowball stemmer analysed with their stopwords alone (stopwords-iso;
+# its lists for other such languages hold content words: Slovenian's month names).
+_STOPWORDS_ONLY = frozenset({"pl", "cs", "sk", "hr", "uk"})
 # Folding "ı" to "i" and "ş" to "s" before the Turkish stemmer breaks its suffix rules
 # ("ışığı" no longer finds "ışık"); voice transcripts spell Turkish with its letters.
 _NO_FOLDING = {"tr"}
 # The languages a query can be told in, one code per stemmer (Norwegian's three codes
 # share one list of stopwords, so they would always tie).
-ANALYSED_LANGUAGES = frozenset(_SNOWBALL) - {"nn", "no"}
+ANALYSED_LANGUAGES = (frozenset(_SNOWBALL) - {"nn", "no"}) | _STOPWORDS_ONLY
 
 
 def analysis_language(lang: str) -> str:
     """`es-CL` -> `es`; languages without a stemmer -> PLAIN."""
     code = (lang or "").strip().lower().replace("_", "-").split("-")[0]
-    return code if code in _SNOWBALL else PLAIN
+    return code if code in _SNOWBALL or code in _STOPWORDS_ONLY else PLAIN
+
+
+@cache
+def _stopwords(code: str) -> frozenset[str]:
+    """stopwords-iso's list for `code`, each word also as qdrant-edge folds it ("się",
+    "sie"): folded tokens are compared with the list."""
+    words = set(stopwordsiso.stopwords(code))
+    folded = {"".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c)) for w in words}
+    return frozenset(words | {w.translate(_FOLD) for w in folded})
+
+
+_FOLD = str.maketrans("łŁđĐ", "lLdD")
 
 
 @cache
 def _model(code: str) -> qe.Bm25:
     if code == PLAIN:
         return qe.Bm25(qe.Bm25Config(ascii_folding=True, stemmer=qe.DisabledStemmer()))
+    if code in _STOPWORDS_ONLY:
+        stopwords = qe.StopwordsSet(custom=set(_stopwords(code)))
+        return qe.Bm25(qe.Bm25Config(stopwords=stopwords, ascii_folding=True, stemmer=qe.DisabledStemmer()))
     return qe.Bm25(qe.Bm25Config(language=_SNOWBALL[code], ascii_folding=code not in _NO_FOLDING))
 
 
@@ -103,7 +126,10 @@ def query_terms(text: str, langs: tuple[str, ...] | list[str] = ()) -> tuple[lis
 @cache
 def _stopword_probe(code: str) -> qe.Bm25:
     """Drops exactly `code`'s stopwords (PLAIN: none), nothing else."""
-    stopwords = qe.StopwordsSet(custom=set()) if code == PLAIN else getattr(qe.Language, _SNOWBALL[code].title())
+    if code == PLAIN or code in _STOPWORDS_ONLY:
+        stopwords = qe.StopwordsSet(custom=set(_stopwords(code)) if code else set())
+    else:
+        stopwords = getattr(qe.Language, _SNOWBALL[code].title())
     return qe.Bm25(qe.Bm25Config(stopwords=stopwords, stemmer=qe.DisabledStemmer(), min_token_len=1))
 
 
