@@ -616,6 +616,37 @@ def test_read_more_links_are_not_content():
     assert "Our menu has more than forty dishes; erfahren Sie mehr auf der Tortenseite." in md
 
 
+def test_an_accordions_question_opens_its_answers_paragraph():
+    # Elementor's FAQ accordion (a Greek hotel's): each question a title naming its
+    # answer's panel by aria-controls. As separate paragraphs, a question was packed with
+    # the answer before it, and "Can I bring my dog?" found no passage.
+    items = [
+        ("Επιτρέπονται τα κατοικίδια;", "Δεχόμαστε μικρά κατοικίδια με επιβάρυνση 10 €."),
+        ("Υπάρχει χώρος στάθμευσης;", "Ναι, δωρεάν ιδιωτικό πάρκινγκ 50 μέτρα από το ξενοδοχείο."),
+    ]
+    accordion = "".join(
+        f'<div class="elementor-accordion-item"><div class="elementor-tab-title" role="button" '
+        f'aria-controls="tab-{i}" aria-expanded="false"><span class="icon"><i class="fas fa-plus"></i></span>'
+        f'<a class="elementor-accordion-title">{q}</a></div>'
+        f'<div id="tab-{i}" class="elementor-tab-content" role="region"><p>{a}</p></div></div>'
+        for i, (q, a) in enumerate(items)
+    )
+    # A tab and its twin for small screens name one panel: the question is said once.
+    twins = (
+        '<div role="tab" aria-controls="p9">Windows</div><div class="mobile" aria-controls="p9">Windows</div>'
+        '<div id="p9"><p>Run the installer.</p></div>'
+    )
+    # A heading that opens its section's panel stays a heading.
+    chapter = (
+        '<h2 aria-controls="c1">Why you should trust me</h2><div id="c1"><p>I reviewed 2,000 headphones.</p></div>'
+    )
+    md = parse_html(_page(f"<h1>Συχνές ερωτήσεις</h1>{accordion}{twins}{chapter}"), "https://x.example/faq/").markdown
+    assert "**Επιτρέπονται τα κατοικίδια;** Δεχόμαστε μικρά κατοικίδια" in md
+    assert "**Υπάρχει χώρος στάθμευσης;** Ναι, δωρεάν" in md
+    assert "**Windows** Run the installer." in md and md.count("Windows") == 1
+    assert "## Why you should trust me\n\nI reviewed" in md
+
+
 def test_an_faqs_question_in_details_opens_its_answers_paragraph():
     # As separate paragraphs, a question could end one passage and its answer ("Nee")
     # begin the next, answering nothing a caller could read out.

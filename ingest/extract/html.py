@@ -358,19 +358,47 @@ def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
 SUMMARY_QUESTION_MAX_CHARS = 200
 
 
+_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
 def _summaries_with_answers(soup: BeautifulSoup, tags: _Tags) -> None:
-    """An FAQ's question in <details><summary> is written in bold at the start of its
-    answer's first paragraph, so no passage can end with a question whose answer begins
-    the next. (As headings, each question and answer became a passage of its own, and
-    such question-headed passages drew other questions: dentist and tapas hit@1 fell.)"""
-    for summary in tags("summary"):
-        text = " ".join(summary.get_text().split())  # "Where are <em>we</em>?", no space before "?"
-        details = summary.parent
-        if not text or len(text) > SUMMARY_QUESTION_MAX_CHARS or details is None or details.name != "details":
+    """An FAQ's question in <details><summary>, or in an accordion's title (the ARIA
+    pattern: a title with `aria-controls` naming its answer's panel, as Elementor,
+    Bootstrap and Gutenberg write them), is written in bold at the start of its answer's
+    first paragraph, so no passage can end with a question whose answer begins the
+    next. (As headings, each question and answer became a passage of its own, and such
+    question-headed passages drew other questions: dentist and tapas hit@1 fell.) A title
+    inside a heading stays the heading the site made it."""
+    pairs = [(summary, summary.parent) for summary in tags("summary")]
+    twins: list[Tag] = []
+    live = [t for t in tags.all if not getattr(t, "decomposed", False) and t.attrs is not None]
+    controls = [t for t in live if t.get("aria-controls")]
+    if controls:
+        by_id = {str(t["id"]): t for t in live if t.get("id")}
+        answered: dict[int, Tag] = {}  # one question a panel: a tab and its twin for small screens name one
+        for title in controls:
+            panel = by_id.get(str(title["aria-controls"]).split()[0])
+            if panel is None or title in panel.descendants or panel in title.descendants:
+                continue
+            if title.name in _HEADING_TAGS or title.find_parent(_HEADING_TAGS) or title.find(_HEADING_TAGS):
+                continue
+            if id(panel) in answered:
+                if title.get_text(strip=True) == answered[id(panel)].get_text(strip=True):
+                    twins.append(title)
+                continue
+            answered[id(panel)] = title
+            pairs.append((title, panel))
+    for question_tag, answer in pairs:
+        text = " ".join(question_tag.get_text().split())  # "Where are <em>we</em>?", no space before "?"
+        if getattr(question_tag, "decomposed", False) or answer is None:
+            continue
+        if not text or len(text) > SUMMARY_QUESTION_MAX_CHARS:
+            continue
+        if question_tag.name == "summary" and answer.name != "details":
             continue
         first = None
-        for child in details.children:  # the answer's first paragraph, with nothing said before it
-            if child is summary or (isinstance(child, NavigableString) and not child.strip()):
+        for child in answer.children:  # the answer's first paragraph, with nothing said before it
+            if child is question_tag or (isinstance(child, NavigableString) and not child.strip()):
                 continue
             if isinstance(child, Tag) and child.name == "p" and not child.get_text(strip=True):
                 continue
@@ -382,7 +410,10 @@ def _summaries_with_answers(soup: BeautifulSoup, tags: _Tags) -> None:
         question.string = text
         first.insert(0, " ")
         first.insert(0, question)
-        summary.decompose()
+        question_tag.decompose()
+    for twin in twins:
+        if not getattr(twin, "decomposed", False):
+            twin.decompose()
 
 
 def _ends_its_block(a: Tag) -> bool:
