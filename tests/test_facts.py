@@ -220,6 +220,55 @@ def test_polish_czech_and_nordic_weeks_are_read():
     assert days_of("Wie man uns erreicht: ons team helpt 9–17") == set()
 
 
+def test_a_greek_hotels_card_in_greek_with_each_week_named():
+    # A Naxos hotel-taverna on WordPress: its Greek contact page (/epikoinonia/) lists
+    # its address, numbers behind tel: links whose text carries the label, and three
+    # weeks under three headings; its English page says less. The card had no address,
+    # no Greek line, "Reception: +30 …" as a number, and nothing to tell the weeks apart.
+    def item(href: str, text: str) -> str:
+        return f'<li><a href="{href}"><span class="icon"></span><span class="text">{text}</span></a></li>'
+
+    greek = parse_html(
+        page(
+            "<h1>Επικοινωνία</h1><h2>Στοιχεία επικοινωνίας</h2><ul><li>Οδός Απόλλωνος 12, 843 00 Νάξος</li>"
+            + item("tel:+302285012345", "Ρεσεψιόν: +30 22850 12345")
+            + item("tel:+302285012346", "Ταβέρνα – κρατήσεις τραπεζιού: +30 22850 12346")
+            + "</ul><h2>Ωράριο</h2><h4>Ρεσεψιόν (Απρίλιος – Οκτώβριος)</h4><ul><li>Καθημερινά 08:00 – 22:00</li></ul>"
+            "<h4>Ταβέρνα (Μάιος – Οκτώβριος)</h4><ul><li>Δευτέρα – Παρασκευή 12:00 – 23:00</li>"
+            "<li>Κυριακή: κλειστά</li></ul><h4>Χειμερινό ωράριο γραφείου (Νοέμβριος – Μάρτιος)</h4>"
+            "<ul><li>Δευ–Παρ 10:00 – 14:00</li><li>Σαβ–Κυρ: κλειστά</li></ul>",
+            lang="el",
+        ),
+        "https://naxos.example/epikoinonia/",
+    )
+    english = parse_html(
+        page(
+            "<h1>Contact us</h1><ul><li>Apollonos Street 12, 843 00 Naxos (Chora), Greece</li>"
+            + item("tel:+302285012345", "Reception: +30 22850 12345")
+            + "</ul><h2>Reception hours</h2><p>Every day 8 am – 10 pm (April to October).</p>",
+            lang="en",
+        ),
+        "https://naxos.example/en/contact/",
+    )
+    card = contact_card([(d.url, d.facts) for d in (english, greek)])
+    phones = [(f.value, f.label) for f in card if f.kind == "phone"]
+    assert phones[0] == ("+30 22850 12345", "Ρεσεψιόν")  # the site's own language first; the number alone
+    assert ("+30 22850 12346", "Ταβέρνα – κρατήσεις τραπεζιού") in phones
+    assert [f.value for f in card if f.kind == "address"] == ["Οδός Απόλλωνος 12, 843 00 Νάξος"]
+    hours = [(f.value, f.label) for f in card if f.kind == "hours"]
+    assert hours[:5] == [
+        ("Καθημερινά 08:00 – 22:00", "Ρεσεψιόν (Απρίλιος – Οκτώβριος)"),
+        ("Δευτέρα – Παρασκευή 12:00 – 23:00", "Ταβέρνα (Μάιος – Οκτώβριος)"),
+        ("Κυριακή: κλειστά", "Ταβέρνα (Μάιος – Οκτώβριος)"),
+        ("Δευ–Παρ 10:00 – 14:00", "Χειμερινό ωράριο γραφείου"),  # a long heading without its brackets
+        ("Σαβ–Κυρ: κλειστά", "Χειμερινό ωράριο γραφείου"),
+    ]
+    assert days_of("Δευτέρα έως Παρασκευή 09:00 – 17:00") == set(range(5))
+    assert "## Τηλέφωνο / Phone" in card_markdown(card, ["el", "en"])
+    # The English address alone is read too: Greek, Swedish and Czech postcodes are "NNN NN".
+    assert one_line_address("Apollonos Street 12, 843 00 Naxos (Chora), Greece") == "Apollonos Street 12, 843 00 Naxos"
+
+
 def test_ordinals_and_counts_are_no_hours_and_joined_up_hours_paths_are_hours_pages():
     for text in (
         "Estamos en la segunda planta, habitaciones 1 a 4.",

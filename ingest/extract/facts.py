@@ -105,6 +105,16 @@ LABELS = {
         "booking": "预约",
         "title": "联系方式",
     },
+    "el": {
+        "phone": "Τηλέφωνο",
+        "whatsapp": "WhatsApp",
+        "chat": "Συνομιλία",
+        "email": "Email",
+        "address": "Διεύθυνση",
+        "hours": "Ωράριο",
+        "booking": "Κρατήσεις",
+        "title": "Επικοινωνία",
+    },
     "pl": {
         "phone": "Telefon",
         "whatsapp": "WhatsApp",
@@ -161,15 +171,16 @@ _PHONE = re.compile(r"(?<![\w+])(\+?\(?\d[\d ()./\-\u00a0]{5,18}\d)(?!\w)")
 _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
 _PHONE_WORDS = re.compile(
     r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|fono|móvil|movil|mobile|mobil|handy|gsm|"
-    r"call|llámanos|llamanos|anrufen|ara|arayın)\b|전화|☎|📞|電話|电话|ＴＥＬ",
+    r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο)\b|전화|☎|📞|電話|电话|ＴＥＬ",
     re.IGNORECASE,
 )
-_FAX = re.compile(r"\b(?:fax|telefax|faks|télécopie|telecopia)\b|팩스|传真|ファックス|ファクス", re.IGNORECASE)
+_FAX = re.compile(r"\b(?:fax|telefax|faks|télécopie|telecopia|φαξ)\b|팩스|传真|ファックス|ファクス", re.IGNORECASE)
 _HOURS_WORDS = re.compile(
     r"\b(opening hours|(?:office|business|store|shop|our|service|visiting) hours|hours(?=\s*[:：])|open|"
     r"öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
     r"horaires|ouvert|orari|aperto|aperti|openingstijden|geopend|aberto|aberta|abertos|horário|funcionamento|"
-    r"godziny otwarcia|czynne|otwarte|otevírací doba|otevřeno|öppettider|öppet|åpningstider|åbningstider)\b|"
+    r"godziny otwarcia|czynne|otwarte|otevírací doba|otevřeno|öppettider|öppet|åpningstider|åbningstider|"
+    r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά)\b|"
     r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間",
     re.IGNORECASE,
 )
@@ -185,18 +196,19 @@ _WEEK = tuple(
     for names, nordic, korean in zip(
         (
             "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag "
-            "poniedziałek poniedziałki poniedziałku pon pn pondělí",
+            "poniedziałek poniedziałki poniedziałku pon pn pondělí δευτέρα δευτερα δευ",
             "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag "
-            "wtorek wtorki wtorku wt úterý",
+            "wtorek wtorki wtorku wt úterý τρίτη τριτη τρι",
             "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag "
-            "środa środy środę śr středa",
+            "środa środy środę śr středa τετάρτη τεταρτη τετ",
             "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag "
-            "czwartek czwartki czwartku czw čtvrtek",
-            "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag piątek piątki piątku pt pátek",
+            "czwartek czwartki czwartku czw čtvrtek πέμπτη πεμπτη πέμ πεμ",
+            "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag piątek piątki piątku pt pátek "
+            "παρασκευή παρασκευη παρ",
             "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
-            "sobota soboty sobotę sob",
+            "sobota soboty sobotę sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ",
             "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag "
-            "niedziela niedziele niedzieli niedzielę niedz nd neděle",
+            "niedziela niedziele niedzieli niedzielę niedz nd neděle κυριακή κυριακη κυριακές κυριακες κυρ",
         ),
         _NORDIC,
         (
@@ -237,6 +249,8 @@ _EVERY_DAY = (
     "alle dage",
     "hver dag",
     "varje dag",
+    "καθημερινά",
+    "καθημερινα",
 )
 _DAY = re.compile(
     r"\b("
@@ -259,7 +273,8 @@ _FULL_DAY = re.compile(
 )
 _CLOSED = re.compile(
     r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten|"
-    r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|stängt|stengt|lukket)\b|"
+    r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|stängt|stengt|lukket|"
+    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο)\b|"
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息",
     re.IGNORECASE,
 )
@@ -274,14 +289,14 @@ _BY_APPOINTMENT = re.compile(
 _PHONE_HOURS = re.compile(
     r"\b(?:telefon\w*|phone|telephone|call us|anrufen|rufen sie|teléfono|telefónic\w*|llámanos|llamadas|"
     r"téléphon\w*|appelez|telefono|telefonic\w*|chiamateci|telefoon\w*|bel ons|telefone|telefónica|ligue|"
-    r"arayın|telefonla)\b|전화|電話|电话",
+    r"arayın|telefonla|τηλεφωνικά|τηλεφωνικα|τηλέφωνο|τηλεφωνο)\b|전화|電話|电话",
     re.IGNORECASE,
 )
 _TIME_RANGE = re.compile(
     r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|～|〜|－|to|bis|a|hasta|ile)"
     # "das 8h00 às 22h00", "de 10h à 18h", "van 9.00 tot 18.00": these words join times
     # written as times ("2 tot 4 fietsen" is no range of hours)
-    r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até|do))\s*(?:오전|오후)?\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
+    r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até|do|έως|εως))\s*(?:오전|오후)?\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
     re.IGNORECASE,
 )
 # "Open today until 7 pm", "Ouvert aujourd'hui jusqu'à 19h": a widget's status, not the week's
@@ -330,7 +345,7 @@ _HOLIDAYS = {
     "공휴일",
 }
 _ADDRESS_WORDS = re.compile(
-    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|morada|endereço|endereco|indirizzo|주소|住所|所在地|地址|visit us|find us|"
+    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|주소|住所|所在地|地址|visit us|find us|"
     r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
 )
@@ -397,7 +412,8 @@ _LIST_MARK = re.compile(r"^\s*(?:[-+•·]|\d{1,2}[.)])\s+")
 _STREET = (
     r"(?:(?:stra(?:ß|ss)e|str\.|weg|platz|gasse|allee|damm|ufer|straat|laan|plein|gracht|kade|steeg)"
     r"|\b(?:calle|c/|avenida|avda\.|carrer|paseo|plaza|rue|avenue|boulevard|chemin|place|quai|via|viale|piazza|rua|"
-    r"cad\.|caddesi|sok\.|sokak|mah\.|road|street|lane|ulica|aleja)\b|\b(?:ul|al|os)\.(?!\w))"  # "ul. Zakopiańska 12"
+    r"cad\.|caddesi|sok\.|sokak|mah\.|road|street|lane|ulica|aleja|οδός|οδος|λεωφόρος|λεωφορος|πλατεία)\b|"
+    r"\b(?:ul|al|os|οδ|λεωφ)\.(?!\w))"  # "ul. Zakopiańska 12", "Οδός Απόλλωνος 12"
 )
 # The first part of a US or UK address: a number and a street ("2210 NW 7th St", "221B Baker Street").
 _US_STREET = (
@@ -408,7 +424,8 @@ _US_STREET = (
 _EU_ADDRESS = re.compile(
     r"(?<![\w-])((?:(?:[^\W\d]|\d+\.\s)[^,\n·|•:;+()]{0,50}?)?" + _STREET + r"[^,\n·|•\d]{0,30}?,?\s*\d{1,4}[a-zA-Z]?"
     r"(?:[-/]\d{1,4})?|\d{1,4}[a-zA-Z]?,?\s+" + _STREET + r"[^,\n·|•\d]{1,40}?)"
-    r"\s*[,·|•–-]?\s*((?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?|\d{2}-\d{3})\s+([^\W\d][\w'-]*(?:\s[^\W\d][\w'-]*){0,2})",
+    # postcodes: "79098", "D-79098", "1000-001", "31-123" (Poland), "843 00" (Greece, Sweden, Czechia)
+    r"\s*[,·|•–-]?\s*((?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?|\d{2}-\d{3}|\d{3}\s\d{2})\s+([^\W\d][\w'-]*(?:\s[^\W\d][\w'-]*){0,2})",
     re.IGNORECASE,
 )
 _US_ADDRESS = re.compile(
@@ -425,7 +442,9 @@ _UK_ADDRESS = re.compile(
 )
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 # "79098 Freiburg", "1100-544 Lisboa, Portugal", "3511 ZL Utrecht": a postcode, then a place without digits.
-_POSTCODE_LINE = re.compile(r"^(?=.{6,60}$)(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?\s+[^\W\d]+(?:[ .,'-]+[^\W\d]+)*\.?$")
+_POSTCODE_LINE = re.compile(
+    r"^(?=.{6,60}$)(?:(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?|\d{3}\s\d{2})\s+[^\W\d]+(?:[ .,'-]+[^\W\d]+)*\.?$"
+)
 _STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
 # Messengers a business gives as a way to reach it, by the host of its chat link.
 _CHAT_HOSTS = {
@@ -628,7 +647,11 @@ def _from_links(anchors, url: str) -> list[Fact]:
             continue
         if lower.startswith("tel:"):
             value = _plausible_phone(unquote(href[4:]))
-            shown = _plausible_phone(a.get_text(" ", strip=True))
+            text = a.get_text(" ", strip=True)
+            match = _PHONE.search(text) if re.search(r"[^\W\d_]", text) else None  # "Reception: +30 22850 12345"
+            shown = _plausible_phone(match.group(1) if match else text)
+            if shown and shown.count("(") != shown.count(")"):
+                shown = shown.strip("()")  # "(800-273-8439" of "Call (800-273-8439)"
             if value and shown and re.sub(r"\D", "", shown)[-9:] == re.sub(r"\D", "", value)[-9:]:
                 value = shown  # "+44 1736 555 0199" as the page writes it, not "+4417365550199"
             if value:
@@ -841,7 +864,9 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
     # A table row reads as its cells: "| Cuma | 09:00 – 19:00 |" -> "Cuma 09:00 – 19:00".
     lines: list[str] = []
     section: list[str] = []  # the heading each line stands under
+    subsection: list[str] = []  # the same, when it is no page title (H2 and below)
     heading = ""
+    level = 0  # its level: "## Ταβέρνα" 2
     others = False  # the section is about someone else (other_party)
     other = False  # so is the paragraph, from this line on
     names: list[str] = []  # the name the paragraph starts with: "■根津店（お持ち帰り専門）", "[강남점]"
@@ -858,7 +883,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
         if raw.lstrip().startswith("#") or _LABEL_LINE.match(raw):
             others = bool(_OTHER_HEADING.match(line.rstrip(": ")))
         if raw.lstrip().startswith("#"):
-            heading = line
+            heading, level = line, len(raw.lstrip()) - len(raw.lstrip().lstrip("#"))
         other = other or other_party(line)
         if others or other:
             continue  # the web agency's number, the host's address
@@ -867,10 +892,12 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
             continue
         lines.append(line)
         section.append(heading)
+        subsection.append(heading if level >= 2 else "")
         names.append(name)
     # Unlabelled addresses on a homepage may be anyone's (an estate agent's listings);
     # the business's own is in the footer, on every page.
     home = not chrome and _homepage(urlsplit(url).path)
+    hours_under: list[tuple[int, str]] = []  # each hours line's place in `facts`, its heading
     for i, line in enumerate(lines):
         if len(line) > 300:
             continue
@@ -910,11 +937,13 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
             if said and not once and _regular_times(sentence):
                 label = _phone_hours_label(sentence, section[i]) or names[i]  # "■根津店": another shop's hours
                 facts.append(Fact("hours", _clean(sentence, MAX_VALUE_CHARS), label, url))
+                hours_under.append((len(facts) - 1, subsection[i]))
             for part in sentences:  # "… to 4 pm. We are closed on Sundays."
                 if part != sentence and _CLOSED.search(part) and _days_without_times(part, ""):
                     facts.append(Fact("hours", _clean(part, MAX_VALUE_CHARS), "", url))
         elif _days_without_times(line, section[i]):
             facts.append(Fact("hours", line, _phone_hours_label(line, section[i]), url))
+            hours_under.append((len(facts) - 1, subsection[i]))
         if _ADDRESS_WORDS.match(line):
             rest = _ADDRESS_WORDS.sub("", line).strip()
             if len(rest) < 10 and i + 1 < len(lines):
@@ -937,6 +966,22 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
         elif not home and (match := _JP_ADDRESS.match(line)):
             postcode = lines[i - 1] if i > 0 and _JP_POSTCODE.match(lines[i - 1]) else ""
             facts.append(Fact("address", _clean(f"{postcode} {match.group(0)}"), names[i], url))
+    return _hours_named_by_headings(facts, hours_under)
+
+
+def _hours_named_by_headings(facts: list[Fact], hours_under: list[tuple[int, str]]) -> list[Fact]:
+    """A page giving hours under two or more headings ("Ρεσεψιόν (Απρίλιος – Οκτώβριος)",
+    "Ταβέρνα (Μάιος – Οκτώβριος)", "Winter hours") says whose or when each week is: each
+    unlabelled line is labelled with its heading, so the card's weeks stay told apart."""
+    headings = {heading for _, heading in hours_under if heading}
+    if len(headings) < 2:
+        return facts
+    for index, heading in hours_under:
+        if len(heading) > MAX_LABEL_CHARS:  # "Χειμερινό ωράριο γραφείου (Νοέμβριος – Μάρτιος)": its name
+            heading = re.sub(r"\s*\([^)]*\)", "", heading)
+        said = _PHONE_HOURS.search(heading) and _PHONE_HOURS.search(facts[index].value)  # its words say it
+        if heading and not facts[index].label and len(heading) <= MAX_LABEL_CHARS and not said:
+            facts[index] = replace(facts[index], label=heading)
     return facts
 
 
@@ -1081,19 +1126,20 @@ def _merge(known: Fact | None, fact: Fact) -> Fact:
 _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; "/openinghours/" one too
     r"contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|find-us|location|"
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
-    r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|오시는|연락|영업시간",
+    r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
+    r"오시는|연락|영업시간",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
 # A booking page gives the numbers to book on (a WhatsApp number, often), after the contact page's.
-_BOOKING_PATH = re.compile(r"reserv|prenota|buchen|booking|rezervasyon|예약", re.IGNORECASE)
+_BOOKING_PATH = re.compile(r"reserv|prenota|buchen|booking|rezervasyon|rezerwacj|kratis|κρατήσ|예약", re.IGNORECASE)
 _LEGAL_PATH = re.compile(r"impressum|imprint|legal|aviso|kunye|künye|about|ueber|über", re.IGNORECASE)
 
 
 def _contact_rank(url: str) -> int:
     """2 on a contact page, 1 on a booking, legal or about page or a homepage ("/",
     "/de/"), 0 elsewhere."""
-    path = urlsplit(url).path
+    path = unquote(urlsplit(url).path)  # "/%CE%B5%CF%80…/": "/επικοινωνία/"
     if _CONTACT_PATH.search(path):
         return 2
     return 1 if _BOOKING_PATH.search(path) or _LEGAL_PATH.search(path) or _homepage(path) else 0
@@ -1115,7 +1161,7 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
     counts: Counter[str] = Counter()
     best: dict[str, Fact] = {}
     place: dict[str, int] = {}  # the earliest place among its kind on a page: links and the header come first
-    for _, facts in sorted(pages, key=lambda page: page[0]):  # the same card whatever order pages were read in
+    for _, facts in sorted(pages, key=_reading_order):  # the same card whatever order pages were read in
         for fact in facts:
             counts[fact.key()] += 1
             best[fact.key()] = _merge(best.get(fact.key()), fact)
@@ -1137,6 +1183,14 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
     return card
 
 
+def _reading_order(page: tuple[str, tuple[Fact, ...]]) -> tuple[bool, str]:
+    """Pages in the site's own language first, then those under a language's folder
+    ("/en/contact/"), each by address: where two pages state a fact alike, the first
+    one's wording and label stay (a Greek hotel's "Ρεσεψιόν", not its English page's
+    "Reception")."""
+    return path_language(urlsplit(page[0]).path) is not None, page[0]
+
+
 def _card_order(fact: Fact, place: int) -> tuple:
     """Structured data first, then the facts most pages state, then those a page gives
     first (its links, its header); but a phone, e-mail or address the template states
@@ -1153,7 +1207,7 @@ def _hours_places(pages: list[tuple[str, tuple[Fact, ...]]], card: dict[str, Fac
     template line a page with hours of its own states is in that page's too (the footer
     repeating Sunday must not take Sunday out of the hours page's week)."""
     places: dict[str, dict[str, Fact]] = {}
-    for url, facts in sorted(pages, key=lambda page: page[0]):
+    for url, facts in sorted(pages, key=_reading_order):
         own: dict[str, Fact] = {}
         shared: dict[str, Fact] = {}
         for fact in facts:
@@ -1210,7 +1264,8 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
         if kept and len(kept) + len(lines) > MAX_HOURS:
             continue
         # the best place is cut only if alone too long
-        kept += sorted(lines, key=lambda f: (phone_hours(f), weekday(f.value)))[:MAX_HOURS]
+        groups = {label: i for i, label in enumerate(dict.fromkeys(f.label for f in lines))}  # in the page's order
+        kept += sorted(lines, key=lambda f: (phone_hours(f), groups[f.label], weekday(f.value)))[:MAX_HOURS]
         covered |= days
         words |= named
     return kept
@@ -1237,7 +1292,7 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
-    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|"
+    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|"
     r"부터|から|至|到)\s*$",
     re.IGNORECASE,
 )
@@ -1253,7 +1308,7 @@ _CHINESE_WEEK = "一二三四五六日"
 # "Ma t/m Vr"): French, Italian, Portuguese, Dutch.
 _SHORT_WEEKDAYS = {"mer": 2, "jeu": 3, "ven": 4, "gio": 3, "seg": 0, "ter": 1, "qua": 2, "qui": 3, "sex": 4}
 _SHORT_WEEKDAYS |= {"ma": 0, "wo": 2, "vr": 4, "za": 5, "zo": 6}
-_WORKING_WEEK = ("weekdays", "werktags", "vardagar", "hverdage", "hverdager", "평일")
+_WORKING_WEEK = ("weekdays", "werktags", "vardagar", "hverdage", "hverdager", "καθημερινές", "καθημερινες", "평일")
 
 
 def _day_mentions(text: str) -> list[tuple[int, int, int]]:
