@@ -87,6 +87,19 @@ def test_a_sentence_is_not_split_after_an_ordinal_number():
     ], bodies
 
 
+def test_a_sentence_is_not_split_after_an_abbreviation_before_a_number():
+    # A Greek privacy policy: "… Μαρούσι, τηλ. 210 654 3210, email support@…" was cut after
+    # "τηλ.", and the web host's number and e-mail began a passage without its name.
+    paragraph = (
+        "Η φιλοξενία γίνεται από την HellasHost Α.Ε., Λεωφόρος Κηφισίας 100, 151 25 Μαρούσι, "
+        "τηλ. 210 654 3210, email support@hellashost.gr. Η online κράτηση παρέχεται από την WebHotelier."
+    )
+    chunks = chunk_document(_doc(f"# Πολιτική απορρήτου\n\n{paragraph}", title="Ακρογιάλι"), 110)
+    host = next(c.body for c in chunks if "210 654 3210" in c.body)
+    assert "HellasHost" in host, [c.body for c in chunks]
+    assert len(chunks) > 1  # it is still split, at the sentence's end
+
+
 def test_an_introduction_leads_the_list_it_introduces_and_a_closing_line_joins_its_end():
     # A guesthouse's house rules, 700 characters, were four passages: the introduction
     # alone ("… please respect these rules:"), six rules, one rule, and the closing line.

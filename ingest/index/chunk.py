@@ -25,8 +25,15 @@ _EMPHASIS = re.compile(r"\*\*|__|`")
 SMALL_LEAD_SHARE = 3
 # A sentence ends at . ! ? or 。 before a space, but not after a lone number: "jeder 3.
 # Dienstag im Monat", "am 24. August" are one sentence (split there, the tail
-# "Dienstag im Monat um 19 Uhr)." became a passage of its own). *ours*
-_SENTENCE_END = re.compile(r"(?<!\b\d\.)(?<!\b\d\d\.)(?<=[.!?。])\s+")
+# "Dienstag im Monat um 19 Uhr)." became a passage of its own). Nor after a short word
+# before a number: "τηλ. 210 654 3210", "Tel. +49 …", "Nr. 5" (split there, a web host's
+# number began a passage without the host's name). *ours*
+_ABBREVIATED = "[A-Za-zÀ-ɏͰ-ϿЀ-ӿ]"  # Latin, Greek, Cyrillic: a Korean "…입니다." ends a sentence
+_SENTENCE_END = re.compile(
+    r"(?<!\b\d\.)(?<!\b\d\d\.)(?<=[.!?。])"
+    rf"(?:(?<!\b{_ABBREVIATED}\.)(?<!\b{_ABBREVIATED}{{2}}\.)(?<!\b{_ABBREVIATED}{{3}}\.)(?<!\b{_ABBREVIATED}{{4}}\.)"
+    r"|(?!\s+[\d+(]))\s+"
+)
 
 
 def _sections(markdown: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
