@@ -647,6 +647,22 @@ def test_an_accordions_question_opens_its_answers_paragraph():
     assert "## Why you should trust me\n\nI reviewed" in md
 
 
+def test_a_name_and_a_price_set_side_by_side_keep_a_space():
+    # Elementor's price list sets name and price apart with CSS: "Κλέφτικο16,00 €" matched
+    # no question about kleftiko's price. Units stay written as they are ("m²", "CO₂").
+    item = (
+        '<li><div class="elementor-price-list-header"><span class="elementor-price-list-title">Κλέφτικο</span>'
+        '<span class="elementor-price-list-separator"></span><span class="elementor-price-list-price">16,00 €</span>'
+        "</div></li>"
+    )
+    md = parse_html(
+        _page(f"<h1>Μενού</h1><ul>{item}</ul><p>Rooms of 25 m<sup>2</sup>, CO<sub>2</sub> neutral.</p>"),
+        "https://x.example/menou/",
+    ).markdown
+    assert "Κλέφτικο 16,00 €" in md
+    assert "Rooms of 25 m2, CO2 neutral." in md
+
+
 def test_an_faqs_question_in_details_opens_its_answers_paragraph():
     # As separate paragraphs, a question could end one passage and its answer ("Nee")
     # begin the next, answering nothing a caller could read out.

@@ -416,6 +416,30 @@ def _summaries_with_answers(soup: BeautifulSoup, tags: _Tags) -> None:
             twin.decompose()
 
 
+# Inline elements a page builder sets side by side with CSS, no space between them in
+# the HTML: Elementor's price list "<span>Κλέφτικο</span><span></span><span>16,00
+# €</span>" read "Κλέφτικο16,00 €". Not <sup>/<sub> ("m²", "CO₂"). *ours*
+_SIDE_BY_SIDE = frozenset({"span", "a", "b", "strong", "em", "i", "small", "label", "mark", "bdi", "data", "time"})
+_WORD_THEN_PRICE = re.compile(r"[^\W\d_]$")
+_PRICE_START = re.compile(r"^[\d€$£¥₺]")
+
+
+def _spaced_siblings(tags: _Tags) -> None:
+    """A space between a side-by-side element ending in a letter and the next starting
+    with a digit or a currency sign (empty elements between them skipped)."""
+    for tag in tags("span"):
+        if getattr(tag, "decomposed", False) or tag.parent is None:
+            continue
+        text = tag.get_text()
+        if not text or not _WORD_THEN_PRICE.search(text):
+            continue
+        nxt = tag.next_sibling
+        while isinstance(nxt, Tag) and nxt.name in _SIDE_BY_SIDE and not nxt.get_text():
+            nxt = nxt.next_sibling
+        if isinstance(nxt, Tag) and nxt.name in _SIDE_BY_SIDE and _PRICE_START.match(nxt.get_text()):
+            tag.insert_after(" ")
+
+
 def _ends_its_block(a: Tag) -> bool:
     """A link standing alone, or closing its block after a finished sentence ("… Berlin.
     Mehr erfahren"), not one inside a sentence ("we have <a>more</a> than forty")."""
@@ -582,6 +606,7 @@ def _parse_html(html: bytes | str, url: str) -> Document:
     found = tag_facts(tags("a"), tags("script"), [t for t in tags.all if t.get("itemprop")], url)
     _clean(soup, tags)
     _summaries_with_answers(soup, tags)
+    _spaced_siblings(tags)
     if len(product_data) == 1:
         _drop_other_products(tags)
     markdown, chrome, recovered = _content(soup, tags)
