@@ -54,6 +54,10 @@ SITES = {
     "clinic": (REPO / "scripts" / "answer_sites" / "clinic", ("www.cheongyeon.co.kr",)),
     # Built in a newcomer trial: a Japanese sweets shop (WordPress markup, en pages), the trial caller's questions (24, 5 unanswerable).
     "sweets": (REPO / "scripts" / "answer_sites" / "sweets", ("www.yuzuriha-yanaka.jp",)),
+    # Built in newcomer trials: a Naxos hotel-taverna (Elementor, el with shorter en pages;
+    # 24 questions, 5 unanswerable) and a Kraków car workshop (pl with one en page; 16, 4).
+    "hotel": (REPO / "scripts" / "answer_sites" / "hotel", ("www.akrogiali-naxos.gr",)),
+    "workshop": (REPO / "scripts" / "answer_sites" / "workshop", ("www.autoserwis-kowalczyk.pl",)),
 }
 
 
