@@ -145,8 +145,20 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--rewrite", action="append", default=[], metavar="HOST")
     args = parser.parse_args()
-    site = StaticSite(args.site_dir, tuple(args.rewrite), args.port)
-    print(f"serving {args.site_dir} at {site.base}", flush=True)
+    if not Path(args.site_dir).is_dir():
+        parser.error(f"no such folder: {args.site_dir}")
+    # "--rewrite https://www.example.com/" is read as the host it names
+    hosts = tuple(urlsplit(h).hostname or h if "://" in h else h.strip("/") for h in args.rewrite)
+    try:
+        site = StaticSite(args.site_dir, hosts, args.port)
+    except OSError as exc:
+        parser.error(
+            f"cannot listen on 127.0.0.1:{args.port} ({exc.strerror}): pick another --port, or 0 for a free one"
+        )
+    print(
+        f"serving {args.site_dir} at {site.base}" + (f", links to {', '.join(hosts)} rewritten" if hosts else ""),
+        flush=True,
+    )
     with contextlib.suppress(KeyboardInterrupt):
         site.serve_forever()
 
