@@ -9,7 +9,10 @@ does not answer, over the callers' question sets in scripts/questions/<site>.jso
 Each site is served on 127.0.0.1 and ingested on the embedded defaults with each local
 model into a temporary data folder (or DIR/<model>, reused when it exists); then every
 question is asked in every mode. A hit counts when a passage within the first k comes
-from one of the question's expected pages. A question with no expected page is one the
+from one of the question's expected pages. Where a question gives an `answer_snippet`
+(a string, or a list of its wordings), "answer in passage" counts the hybrid rank of the
+first passage holding it: a page can rank first with the passage that answers further
+down, and the contact card's passage answers for its page. A question with no expected page is one the
 site does not answer: abstention precision is the share of `answerable: false` answers
 that were such questions, recall the share of such questions flagged.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -113,11 +117,27 @@ def ingest(site: str, model: str, data_dir: Path, port: int = 0) -> dict:
     return info
 
 
+_DASHES = str.maketrans({"–": "-", "—": "-", "‑": "-", "−": "-", "\u00a0": " ", "\u202f": " "})
+
+
+def _plain(text: str) -> str:
+    """Text as a snippet is compared with it: case, spaces, dashes and emphasis marks folded."""
+    text = re.sub(r"\\(?=[^\w\s])", "", text.translate(_DASHES)).replace("**", "")  # Markdown's "\<", "\_"
+    return " ".join(text.casefold().split())
+
+
+def answer_rank(texts: list[str], snippet: str | list[str]) -> int | None:
+    """The rank of the first passage holding the answer (any of the snippets)."""
+    wanted = [_plain(s) for s in ([snippet] if isinstance(snippet, str) else snippet) if s]
+    return next((i + 1 for i, t in enumerate(texts) if any(w in _plain(t) for w in wanted)), None)
+
+
 def ask(site: str, questions: list[dict]) -> dict:
     from ingest.settings import load_settings
     from retrieval.search import Searcher
 
     ranks: dict[str, dict[str, list]] = {m: {"all": []} for m in MODES}
+    answered: dict[str, list] = {"all": []}  # hybrid: the rank of the first passage holding the answer
     misses: list[dict] = []
     said: dict[str, list] = {"all": []}
     query_ms: list[float] = []
@@ -136,6 +156,10 @@ def ask(site: str, questions: list[dict]) -> dict:
                 rank = next((i + 1 for i, p in enumerate(paths) if p in q["expected"]), None)
                 for group in ("all", q["lang"]):
                     ranks[mode].setdefault(group, []).append(rank)
+                if mode == "hybrid" and q.get("answer_snippet"):
+                    found = answer_rank([h.text for h in answer.hits], q["answer_snippet"])
+                    for group in ("all", q["lang"]):
+                        answered.setdefault(group, []).append(found)
                 if mode == "hybrid" and (rank is None or rank > 5):
                     misses.append(
                         {"id": q["id"], "question": q["question"], "expected": q["expected"], "got": paths[:3]}
@@ -144,6 +168,16 @@ def ask(site: str, questions: list[dict]) -> dict:
     return {
         "metrics": {m: {g: metrics(r) for g, r in by.items() if r} for m, by in ranks.items()},
         "abstention": {g: abstention(rows) for g, rows in said.items()},
+        # passages, not pages: the contact card's passage answers "what's your number?" for its page
+        "answer_in_passage": {
+            g: {
+                "questions": len(r),
+                "at1": round(sum(x == 1 for x in r) / len(r), 3),
+                "at5": round(sum(x is not None and x <= 5 for x in r) / len(r), 3),
+            }
+            for g, r in answered.items()
+            if r
+        },
         "query_ms_p50": round(query_ms[len(query_ms) // 2], 1),
         "misses_at_5": misses,
     }
@@ -194,6 +228,11 @@ def main() -> None:
                 for g, m in r["metrics"][mode].items()
             )
             print(f"  {mode:8} hit@1/hit@5/MRR  {cells}")
+        if r["answer_in_passage"]:
+            cells = "  ".join(
+                f"{g} {m['at1']:.2f}/{m['at5']:.2f} (n={m['questions']})" for g, m in r["answer_in_passage"].items()
+            )
+            print(f"  answer in passage @1/@5  {cells}")
         a = r["abstention"]["all"]
         print(
             f"  abstention: {a['unanswerable']} unanswerable, precision {a['precision']}, recall {a['recall']}, "
