@@ -269,6 +269,35 @@ def test_a_greek_hotels_card_in_greek_with_each_week_named():
     assert one_line_address("Apollonos Street 12, 843 00 Naxos (Chora), Greece") == "Apollonos Street 12, 843 00 Naxos"
 
 
+def test_a_wix_salons_card_has_its_address_booking_button_and_whatsapp_as_written():
+    # A Kadıköy salon on Wix: its footer gives the address on two lines, the city after a
+    # slash; the e-mail link's text is split over two <span>s; "Randevu Al" books; the
+    # WhatsApp button links wa.me's digits. The card had no address, the label
+    # "info@ modasacguzellik.com", no Turkish booking link and the number twice written.
+    contact = parse_html(
+        page(
+            "<h1>İletişim</h1><p>Caferağa Mah. Moda Cad. No: 45/2</p><p>34710 Kadıköy/İstanbul</p>"
+            '<p>GSM / WhatsApp: <a href="tel:+905321234567">+90 532 123 45 67</a></p>'
+            '<p><a href="mailto:info@modasacguzellik.com"><span>info@</span> <span>modasacguzellik.com</span></a></p>'
+            '<a href="https://www.fresha.com/tr/a/moda-k7hq2v"><span>Randevu Al</span></a>'
+            '<a href="https://wa.me/905321234567?text=Merhaba">WhatsApp</a>',
+            lang="tr",
+        ),
+        "https://salon.example/iletisim",
+    )
+    card = {(f.kind, f.value): f.label for f in contact_card([(contact.url, contact.facts)])}
+    assert ("address", "Caferağa Mah. Moda Cad. No: 45/2, 34710 Kadıköy/İstanbul") in card
+    assert card[("email", "info@modasacguzellik.com")] == ""
+    assert card[("booking", "https://www.fresha.com/tr/a/moda-k7hq2v")] == "Randevu Al"
+    assert ("whatsapp", "+90 532 123 45 67") in card  # as the phone with the same digits is written
+    # A number written without its country code may be another one ending alike: kept as linked.
+    bakery = parse_html(
+        page('<h1>Kontakt</h1><p>Tel. 0761 234 56 78</p><a href="https://wa.me/4917612345678">WhatsApp</a>'),
+        "https://b.example/kontakt/",
+    )
+    assert ("whatsapp", "+4917612345678") in {(f.kind, f.value) for f in contact_card([(bakery.url, bakery.facts)])}
+
+
 def test_ordinals_and_counts_are_no_hours_and_joined_up_hours_paths_are_hours_pages():
     for text in (
         "Estamos en la segunda planta, habitaciones 1 a 4.",

@@ -442,8 +442,8 @@ _UK_ADDRESS = re.compile(
 )
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 # "79098 Freiburg", "1100-544 Lisboa, Portugal", "3511 ZL Utrecht": a postcode, then a place without digits.
-_POSTCODE_LINE = re.compile(
-    r"^(?=.{6,60}$)(?:(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?|\d{3}\s\d{2})\s+[^\W\d]+(?:[ .,'-]+[^\W\d]+)*\.?$"
+_POSTCODE_LINE = re.compile(  # "34710 Kadıköy/İstanbul": a district and its city
+    r"^(?=.{6,60}$)(?:(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?|\d{3}\s\d{2})\s+[^\W\d]+(?:[ .,'/-]+[^\W\d]+)*\.?$"
 )
 _STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
 # Messengers a business gives as a way to reach it, by the host of its chat link.
@@ -475,7 +475,7 @@ _CHAT_NAMES |= {"wechat": "WeChat", "위챗": "WeChat", "微信": "WeChat"}
 # Book (Livro de Reclamações)", "Guest book", "Address Book").
 _BOOKING_WORDS = re.compile(
     r"^[\W_]*book\b|\b(?:to|or|and)\s+book\b|\b(booking|reserve|reservation|reservar|reserva|buchen|termin( buchen| vereinbaren)?|rezervasyon|"
-    r"réserver)\b|예약|予約|预约|預約",
+    r"randevu|réserver|rezerwacja|umów wizytę|rezervace|boka|κράτηση|κρατήσεις)\b|예약|予約|预约|預約",
     re.IGNORECASE,
 )
 _SCHEMA_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -566,9 +566,13 @@ _LEADING_INTO = {
 }
 
 
+# An address written in two <span>s reads "info@ example.com" once joined with a space.
+_SPLIT_EMAIL = re.compile(r"[\w.+-]+\s*@\s*[\w-]+(?:\s*\.\s*[\w-]+)+")
+
+
 def _short_label(text: str) -> str:
     """A label as people write one: no number, no address, no bare kind word."""
-    label = _PHONE.sub(" ", _EMAIL.sub(" ", (text or "").replace("\u200b", "")))
+    label = _PHONE.sub(" ", _SPLIT_EMAIL.sub(" ", (text or "").replace("\u200b", "")))
     label = " ".join(label.split()).strip(" :|·-–,;()：【】■●")
     if label.count("(") > label.count(")"):
         label += ")"  # "Komórka (Paweł)", its bracket stripped with the colon after it
@@ -1180,7 +1184,17 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
             card.extend(_hours_kept(_hours_places(pages, {f.key(): f for f in found})))
         else:
             card.extend(sorted(found, key=lambda f: _card_order(f, place[f.key()]))[:MAX_PER_KIND])
-    return card
+    return _whatsapp_as_written(card)
+
+
+def _whatsapp_as_written(card: list[Fact]) -> list[Fact]:
+    """A WhatsApp number (read from a wa.me link's digits, "+905321234567") written as
+    the card's phone with the same digits writes it ("+90 532 123 45 67"); only a phone
+    written with its country code is the same number for sure."""
+    written = {re.sub(r"\D", "", f.value): f.value for f in card if f.kind == "phone" and f.value.startswith("+")}
+    return [
+        replace(f, value=written.get(re.sub(r"\D", "", f.value), f.value)) if f.kind == "whatsapp" else f for f in card
+    ]
 
 
 def _reading_order(page: tuple[str, tuple[Fact, ...]]) -> tuple[bool, str]:
