@@ -647,6 +647,28 @@ def test_an_accordions_question_opens_its_answers_paragraph():
     assert "## Why you should trust me\n\nI reviewed" in md
 
 
+def test_a_bold_question_paragraph_opens_its_answers_paragraph():
+    # A Wix FAQ: each question a paragraph in a bold-styled <span>, its answer the next
+    # paragraph. Apart, a question ended one passage and its answer began the next.
+    def para(text: str, bold: bool = False) -> str:
+        style = ' style="font-weight:bold;"' if bold else ""
+        return f'<p class="font_8"><span{style}><span>{text}</span></span></p>'
+
+    faq = (
+        para("Otopark var m", True).replace("</span></span></p>", "</span><span>ı?</span></span></p>")
+        + para("Salonumuzun önünde park yeri bulunmamaktadır.")
+        + "<p><strong>Kredi kartı geçiyor mu?</strong></p>"
+        + para("Evet, American Express hariç.")
+        + "<p><b>Neden biz?</b></p><p><b>Neden şimdi?</b></p>"  # questions after questions: left
+        + "<p>Sizce de öyle değil mi?</p><p>Bence öyle.</p>"  # a question not in bold: left
+    )
+    md = parse_html(_page(f"<h1>Sıkça Sorulan Sorular</h1>{faq}"), "https://x.example/sss").markdown
+    assert "**Otopark var mı?** Salonumuzun önünde park yeri bulunmamaktadır." in md
+    assert "**Kredi kartı geçiyor mu?** Evet, American Express hariç." in md
+    assert "**Neden biz?**\n\n**Neden şimdi?**" in md
+    assert "Sizce de öyle değil mi?\n\nBence öyle." in md
+
+
 def test_a_name_and_a_price_set_side_by_side_keep_a_space():
     # Elementor's price list sets name and price apart with CSS: "Κλέφτικο16,00 €" matched
     # no question about kleftiko's price. Units stay written as they are ("m²", "CO₂").

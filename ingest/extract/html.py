@@ -416,6 +416,49 @@ def _summaries_with_answers(soup: BeautifulSoup, tags: _Tags) -> None:
             twin.decompose()
 
 
+_BOLD_STYLE = re.compile(r"font-weight\s*:\s*(?:bold|[6-9]00)", re.IGNORECASE)
+_GREEK = re.compile(r"[\u0370-\u03ff]")
+
+
+def _bold(node: NavigableString, stop: Tag) -> bool:
+    """The text is set in bold: inside <strong>/<b> or a bold style, up to `stop`."""
+    for parent in node.parents:
+        if parent.name in ("strong", "b") or _BOLD_STYLE.search(parent.get("style") or ""):
+            return True
+        if parent is stop:
+            return False
+    return False
+
+
+def _bold_questions_with_answers(soup: BeautifulSoup, tags: _Tags) -> None:
+    """An FAQ written as paragraphs: a question in bold ("Otopark var mı?", by <strong>
+    or a page builder's font-weight) then its answer's paragraph. The question opens
+    the answer's paragraph, as a <details> question does: apart, a question ended one
+    passage and its answer began the next, and the question alone ranked first."""
+    for p in tags("p"):
+        if getattr(p, "decomposed", False) or p.parent is None:
+            continue
+        text = " ".join(p.get_text().split())
+        question = text.endswith(("?", "？")) or (text.endswith((";", "\u037e")) and _GREEK.search(text))
+        if not question or len(text) > SUMMARY_QUESTION_MAX_CHARS:
+            continue
+        strings = [t for t in p.find_all(string=True) if t.strip()]
+        if not strings or not all(_bold(t, p) for t in strings):
+            continue
+        answer = p.next_sibling
+        while isinstance(answer, NavigableString) and not answer.strip():
+            answer = answer.next_sibling
+        if not isinstance(answer, Tag) or answer.name != "p" or not answer.get_text(strip=True):
+            continue
+        if " ".join(answer.get_text().split()).endswith(("?", "？")):
+            continue  # a list of questions, not a question and its answer
+        bold = soup.new_tag("strong")
+        bold.string = text
+        answer.insert(0, " ")
+        answer.insert(0, bold)
+        p.decompose()
+
+
 # Inline elements a page builder sets side by side with CSS, no space between them in
 # the HTML: Elementor's price list "<span>Κλέφτικο</span><span></span><span>16,00
 # €</span>" read "Κλέφτικο16,00 €". Not <sup>/<sub> ("m²", "CO₂"). *ours*
@@ -606,6 +649,7 @@ def _parse_html(html: bytes | str, url: str) -> Document:
     found = tag_facts(tags("a"), tags("script"), [t for t in tags.all if t.get("itemprop")], url)
     _clean(soup, tags)
     _summaries_with_answers(soup, tags)
+    _bold_questions_with_answers(soup, tags)
     _spaced_siblings(tags)
     if len(product_data) == 1:
         _drop_other_products(tags)
