@@ -148,13 +148,14 @@ def _pack(units: list[str], budget: int, header: str = "", joiner: str = "\n") -
         if count_tokens(unit) + header_tokens <= budget or lead > budget // SMALL_LEAD_SHARE:
             # A heading belongs with the text under it: the last subsection ("### Sophie
             # Brülhart", her title) moves on with the block that continues it when they fit
-            # a chunk together, instead of ending this one cut off from its text.
+            # a chunk together, instead of ending this one cut off from its text; a heading
+            # that ends the chunk leads what follows, split or not.
             at = next((i for i in range(len(current) - 1, 0, -1) if HEADING.match(current[i])), None)
             carried: list[str] = []
-            if at is not None and count_tokens(joiner.join([*current[at:], unit])) + header_tokens <= budget:
+            if at is not None and (
+                at == len(current) - 1 or count_tokens(joiner.join([*current[at:], unit])) + header_tokens <= budget
+            ):
                 carried, current = current[at:], current[:at]
-            elif len(current) > 1 and HEADING.match(current[-1]):
-                carried = [current.pop()]  # at least the heading leads what follows, split or not
             if current:
                 pieces.append(joiner.join(current))
             current = carried
