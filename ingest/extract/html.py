@@ -389,9 +389,9 @@ def _summaries_with_answers(soup: BeautifulSoup, tags: _Tags) -> None:
             answered[id(panel)] = title
             pairs.append((title, panel))
     for question_tag, answer in pairs:
-        text = " ".join(question_tag.get_text().split())  # "Where are <em>we</em>?", no space before "?"
         if getattr(question_tag, "decomposed", False) or answer is None:
             continue
+        text = " ".join(question_tag.get_text().split())  # "Where are <em>we</em>?", no space before "?"
         if not text or len(text) > SUMMARY_QUESTION_MAX_CHARS:
             continue
         if question_tag.name == "summary" and answer.name != "details":
@@ -404,13 +404,8 @@ def _summaries_with_answers(soup: BeautifulSoup, tags: _Tags) -> None:
                 continue
             first = child
             break
-        if not isinstance(first, Tag) or first.name != "p":
-            continue
-        question = soup.new_tag("strong")
-        question.string = text
-        first.insert(0, " ")
-        first.insert(0, question)
-        question_tag.decompose()
+        if isinstance(first, Tag) and first.name == "p":
+            _open_with(soup, first, question_tag, text)
     for twin in twins:
         if not getattr(twin, "decomposed", False):
             twin.decompose()
@@ -452,11 +447,16 @@ def _bold_questions_with_answers(soup: BeautifulSoup, tags: _Tags) -> None:
             continue
         if " ".join(answer.get_text().split()).endswith(("?", "？")):
             continue  # a list of questions, not a question and its answer
-        bold = soup.new_tag("strong")
-        bold.string = text
-        answer.insert(0, " ")
-        answer.insert(0, bold)
-        p.decompose()
+        _open_with(soup, answer, p, text)
+
+
+def _open_with(soup: BeautifulSoup, answer: Tag, question_tag: Tag, text: str) -> None:
+    """The question `text` in bold at the start of its answer's paragraph, its own tag gone."""
+    question = soup.new_tag("strong")
+    question.string = text
+    answer.insert(0, " ")
+    answer.insert(0, question)
+    question_tag.decompose()
 
 
 # Inline elements a page builder sets side by side with CSS, no space between them in
