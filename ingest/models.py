@@ -90,6 +90,8 @@ class Page:
 
 # A link's query parameter naming a language: the same page in another language.
 _LANGUAGE_PARAM = re.compile(r"(?<=[?&])(?:lang|language|locale|lng|hl)=[\w-]*&?")
+# A Japanese postcode: "〒110-0001".
+JP_POSTCODE = r"〒\s?\d{3}[-－]\d{4}"
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ class Fact:
             return f"{self.kind}:{digits[-8:]}"
         # "Lausannegasse 47 (Rue de Lausanne 47), 1700 Freiburg" is "Rue de Lausanne 47, 1700 Fribourg"
         # and "〒110-0001 東京都台東区谷中3-11-8" is "東京都台東区谷中3-11-8"
-        numbers = list(dict.fromkeys(re.findall(r"\d+", re.sub(r"〒\s?\d{3}[-－]\d{4}", "", self.value))))
+        numbers = list(dict.fromkeys(re.findall(r"\d+", re.sub(JP_POSTCODE, "", self.value))))
         if self.kind == "address" and len(numbers) >= 2:
             return f"address:{'/'.join(numbers[:2])}"  # "C/ Pelay y Correa, 31, 41010" and "Calle Pelay…, 31, 41010"
         if self.kind == "booking":  # one booking engine in each of the site's languages: "…?lang=pt", "…?lang=en"

@@ -19,7 +19,7 @@ from dataclasses import replace
 from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
 from ingest.extract.language import path_language
-from ingest.models import Fact
+from ingest.models import JP_POSTCODE, Fact
 
 KINDS: tuple[str, ...] = ("phone", "whatsapp", "chat", "email", "address", "hours", "booking")
 MAX_PER_KIND = 6
@@ -400,11 +400,13 @@ def other_party(line: str) -> bool:
 
 
 # A paragraph's name, on a line of its own: "■根津店（お持ち帰り専門）", "【本店】".
-_BLOCK_NAME = re.compile(r"^[■●◆□◇▶]\s*(.{1,30})$|^[\[【]([^\]】]{1,30})[\]】]$")
+_BRACKETED = r"[\[【]([^\]】]{1,30})[\]】]"  # "[강남점]", "【本店】"
+_BLOCK_NAME = re.compile(rf"^[■●◆□◇▶]\s*(.{{1,30}})$|^{_BRACKETED}$")
 # "〒110-0001 東京都台東区谷中3-11-8": a Japanese address, its postcode on the line before or not.
-_JP_POSTCODE = re.compile(r"^〒\s?\d{3}[-－]\d{4}$")
+_JP_POSTCODE = re.compile(rf"^{JP_POSTCODE}$")
 _JP_ADDRESS = re.compile(
-    r"(?:〒\s?\d{3}[-－]\d{4}\s*)?(?:東京都|北海道|京都府|大阪府|[\u4e00-\u9fff]{2,3}県)[\u3040-\u30ff\u4e00-\u9fff]{2,20}"
+    rf"(?:{JP_POSTCODE}\s*)?"
+    r"(?:東京都|北海道|京都府|大阪府|[\u4e00-\u9fff]{2,3}県)[\u3040-\u30ff\u4e00-\u9fff]{2,20}"
     r"[0-9０-９]+(?:[-－ー丁目番地の][0-9０-９]+)*(?:[\s　]*[^\s、。（(]{1,30})?"
 )
 _DEFINITION = re.compile(r"^\s*:\s{2,}\S")  # markdownify's "term\n:   definition"
@@ -590,7 +592,7 @@ def _short_label(text: str) -> str:
 
 def _bracketed(line: str) -> str:
     """The name a line starts with in brackets: "[강남점] 서울특별시 … | TEL 02-545-7718"."""
-    match = re.match(r"^\W*?[\[【]([^\]】]{1,30})[\]】]", line)
+    match = re.match(rf"^\W*?{_BRACKETED}", line)
     return _short_label(match.group(1)) if match else ""
 
 
@@ -1166,12 +1168,12 @@ def contact_card(pages: list[tuple[str, tuple[Fact, ...]]]) -> list[Fact]:
     best: dict[str, Fact] = {}
     place: dict[str, int] = {}  # the earliest place among its kind on a page: links and the header come first
     for _, facts in sorted(pages, key=_reading_order):  # the same card whatever order pages were read in
-        for fact in facts:
-            counts[fact.key()] += 1
-            best[fact.key()] = _merge(best.get(fact.key()), fact)
         of_kind: Counter[str] = Counter()
         for fact in facts:
-            place[fact.key()] = min(place.get(fact.key(), of_kind[fact.kind]), of_kind[fact.kind])
+            key = fact.key()
+            counts[key] += 1
+            best[key] = _merge(best.get(key), fact)
+            place[key] = min(place.get(key, of_kind[fact.kind]), of_kind[fact.kind])
             of_kind[fact.kind] += 1
     card: list[Fact] = []
     for kind in KINDS:
