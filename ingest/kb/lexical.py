@@ -73,16 +73,20 @@ def analysis_language(lang: str) -> str:
     return code if code in _SNOWBALL or code in _STOPWORDS_ONLY else PLAIN
 
 
-@cache
-def _stopwords(code: str) -> frozenset[str]:
-    """stopwords-iso's list for `code`, each word also as qdrant-edge folds it ("się",
-    "sie"): folded tokens are compared with the list."""
+_FOLD = str.maketrans("łŁđĐ", "lLdD")  # letters NFKD leaves whole
+
+
+def _stopwords(code: str) -> qe.StopwordsSet | qe.Language:
+    """`code`'s stopwords: Snowball's list, stopwords-iso's for _STOPWORDS_ONLY (each word
+    also as qdrant-edge folds it, "się" and "sie": folded tokens are compared with the
+    list), none for PLAIN."""
+    if code == PLAIN:
+        return qe.StopwordsSet(custom=set())
+    if code not in _STOPWORDS_ONLY:
+        return getattr(qe.Language, _SNOWBALL[code].title())
     words = set(stopwordsiso.stopwords(code))
     folded = {"".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c)) for w in words}
-    return frozenset(words | {w.translate(_FOLD) for w in folded})
-
-
-_FOLD = str.maketrans("łŁđĐ", "lLdD")
+    return qe.StopwordsSet(custom=words | {w.translate(_FOLD) for w in folded})
 
 
 @cache
@@ -90,8 +94,7 @@ def _model(code: str) -> qe.Bm25:
     if code == PLAIN:
         return qe.Bm25(qe.Bm25Config(ascii_folding=True, stemmer=qe.DisabledStemmer()))
     if code in _STOPWORDS_ONLY:
-        stopwords = qe.StopwordsSet(custom=set(_stopwords(code)))
-        return qe.Bm25(qe.Bm25Config(stopwords=stopwords, ascii_folding=True, stemmer=qe.DisabledStemmer()))
+        return qe.Bm25(qe.Bm25Config(stopwords=_stopwords(code), ascii_folding=True, stemmer=qe.DisabledStemmer()))
     return qe.Bm25(qe.Bm25Config(language=_SNOWBALL[code], ascii_folding=code not in _NO_FOLDING))
 
 
@@ -126,11 +129,7 @@ def query_terms(text: str, langs: tuple[str, ...] | list[str] = ()) -> tuple[lis
 @cache
 def _stopword_probe(code: str) -> qe.Bm25:
     """Drops exactly `code`'s stopwords (PLAIN: none), nothing else."""
-    if code == PLAIN or code in _STOPWORDS_ONLY:
-        stopwords = qe.StopwordsSet(custom=set(_stopwords(code)) if code else set())
-    else:
-        stopwords = getattr(qe.Language, _SNOWBALL[code].title())
-    return qe.Bm25(qe.Bm25Config(stopwords=stopwords, stemmer=qe.DisabledStemmer(), min_token_len=1))
+    return qe.Bm25(qe.Bm25Config(stopwords=_stopwords(code), stemmer=qe.DisabledStemmer(), min_token_len=1))
 
 
 def query_language(text: str, candidates: set[str] | tuple[str, ...]) -> str | None:
