@@ -230,6 +230,9 @@ def one_slot_per_page(
     version goes first in the page's slot when its passage matched nearly as well
     (FULLER_FIRST_MIN_SHARE)."""
     group_of = {h.id: translation_of.get(h.payload.get("url", ""), h.payload.get("url", "")) for h in hits}
+    members: dict[str, list[Hit]] = {}  # translation set -> its passages, best first
+    for h in hits:
+        members.setdefault(group_of[h.id], []).append(h)
     shown: dict[str, set[str]] = {}  # translation set -> the URLs shown for it
     kept: list[Hit] = []
     used: set[str] = set()
@@ -241,13 +244,7 @@ def one_slot_per_page(
             chosen = hit
             if lang and hit.payload.get("lang", "").split("-")[0] != lang:
                 chosen = next(
-                    (
-                        h
-                        for h in hits
-                        if group_of[h.id] == group
-                        and h.id not in used
-                        and h.payload.get("lang", "").split("-")[0] == lang
-                    ),
+                    (h for h in members[group] if h.id not in used and h.payload.get("lang", "").split("-")[0] == lang),
                     hit,
                 )
             shown[group] = {chosen.payload.get("url", "")}  # the matched passage alone keeps its slot
@@ -255,7 +252,7 @@ def one_slot_per_page(
                 shown[group] = {url, chosen.payload.get("url", "")}  # both, each at its own rank
                 chosen = hit
             slot = [chosen, hit] if chosen is not hit else [hit]
-            fuller = _fuller_version(hits, group_of, group, used, chosen, hit, size_of)
+            fuller = _fuller_version(members[group], used, chosen, hit, size_of)
             if fuller is not None:
                 shown[group].add(fuller.payload.get("url", ""))
                 slot = [fuller, *(h for h in slot if h is not fuller)]
@@ -273,22 +270,17 @@ def one_slot_per_page(
 
 
 def _fuller_version(
-    hits: list[Hit],
-    group_of: dict[str, str],
-    group: str,
-    used: set[str],
-    chosen: Hit,
-    matched: Hit,
-    size_of: Callable[[str], int] | None,
+    versions: list[Hit], used: set[str], chosen: Hit, matched: Hit, size_of: Callable[[str], int] | None
 ) -> Hit | None:
-    """The best passage of another version of `chosen`'s page that says much more than
-    it and matched nearly as well as `matched` (FULLER_FIRST_MIN_SHARE), if any."""
+    """The best passage of another version of `chosen`'s page (`versions`: the passages
+    of the page's translation set, best first) that says much more than it and matched
+    nearly as well as `matched` (FULLER_FIRST_MIN_SHARE), if any."""
     if size_of is None:
         return None
     mine = chosen.payload.get("url", "")
-    for h in hits:
+    for h in versions:
         url = h.payload.get("url", "")
-        if group_of[h.id] != group or h.id in used or url == mine:
+        if h.id in used or url == mine:
             continue
         if h.score < FULLER_FIRST_MIN_SHARE * matched.score:
             return None  # ranked best first: the rest matched worse still
