@@ -430,6 +430,8 @@ _EU_ADDRESS = re.compile(
     r"\s*[,·|•–-]?\s*((?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?|\d{2}-\d{3}|\d{3}\s\d{2})\s+([^\W\d][\w'-]*(?:\s[^\W\d][\w'-]*){0,2})",
     re.IGNORECASE,
 )
+# _EU_ADDRESS's postcodes, found before the slow search for the whole address
+_EU_POSTCODE = re.compile(r"\d{4}|\d{2}-\d{3}|\d{3}\s\d{2}")
 _US_ADDRESS = re.compile(
     r"(?<![\w-])("
     + _US_STREET
@@ -1016,6 +1018,8 @@ def _address_match(text: str) -> re.Match | None:
     match = _US_ADDRESS.search(text) or _UK_ADDRESS.search(text)
     if match:
         return match
+    if not _EU_POSTCODE.search(text):
+        return None  # _EU_ADDRESS's postcode: searching for the rest without one is slow
     match = _EU_ADDRESS.search(text)
     return match if match and match.group(3)[0].isupper() else None
 
