@@ -25,6 +25,7 @@ from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
 from ingest.kb.state import StateStore
 from ingest.kb.store import Hit, SearchMode, SharedStore, open_existing_store
 from ingest.settings import Settings, load_settings
+from retrieval.asked import asked_first, asked_kinds
 from retrieval.check import AnswerCheck
 
 MAX_QUERY_CHARS = 1000
@@ -561,6 +562,7 @@ class Searcher:
             query_lang,
             lambda url: self._page_size(business, store, url),
         )
+        fused = asked_first(fused, asked_kinds(query))
         found = (  # made as far as collapse_near_duplicates reads: its first k kept, of up to 80
             SearchHit(
                 text=h.payload.get("text", ""),

@@ -1024,6 +1024,33 @@ def _address_match(text: str) -> re.Match | None:
     return match if match and match.group(3)[0].isupper() else None
 
 
+_DIGIT = re.compile(r"\d")
+
+
+def mentions_phone(text: str) -> bool:
+    """A phone number anywhere in `text` (7-15 digits, not a date or a span of years)."""
+    return any(_plausible_phone(match) for match in _PHONE.findall(text))
+
+
+def mentions_email(text: str) -> bool:
+    return bool(_EMAIL.search(text))
+
+
+def mentions_address(text: str) -> bool:
+    """A postal address anywhere in `text`: a street with its postcode and place, a
+    postcode line ("3511 ZL Utrecht", "〒110-0001"), or a line labelled as one ("주소:
+    …", "**Address:** …")."""
+    for line in text.replace("**", "").splitlines():
+        line = line.strip(" -*|")
+        if _ADDRESS_WORDS.match(line):
+            return True
+        if not _DIGIT.search(line):
+            continue  # every other form has a number
+        if _POSTCODE_LINE.match(line) or _JP_POSTCODE.match(line) or _address_match(line) or _JP_ADDRESS.search(line):
+            return True
+    return False
+
+
 def _times(text: str) -> bool:
     return bool(_TIME_RANGE.search(text) or _TIME_FROM.search(text))
 

@@ -61,3 +61,18 @@ def test_a_question_in_the_sites_language_keeps_one_slot_per_page(searcher):
     # A Turkish question is shown the Turkish page; its English summary adds nothing.
     found = paths(searcher, "dentist", "İmplantlarda garanti var mı?", k=10)
     assert "/tr/tedaviler/" in found and "/en/treatments/" not in found, found
+
+
+@pytest.mark.parametrize(
+    "question, page, value",
+    [
+        ("How much for one zirconia crown?", "/en/prices/", "€250"),
+        ("치과가 정확히 어디에 있어요?", "/ko/", "Moda Caddesi No. 148"),
+    ],
+)
+def test_a_question_asking_for_a_price_or_an_address_gets_a_passage_stating_one_first(searcher, question, page, value):
+    # The treatments page's passage on zirconia crowns, and the Korean page's list of
+    # treatments, matched best: they talk about what was asked, but state no price and
+    # no address. The price table and the passage with the address come first.
+    first = searcher.search("dentist", question, 5)[0]
+    assert urlsplit(first.url).path == page and value in first.text, first

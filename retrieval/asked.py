@@ -1,0 +1,153 @@
+"""What kind of value a question asks for, and which passages hold one.
+
+"What time do you close on Saturday?" wants a time, "Πόσο κοστίζει ένα δίκλινο;" a
+price, "Waar zitten jullie precies?" an address. The embedding model ranks best the
+passage that talks most like the question ("Saturdays are busy, please book ahead"),
+while the answer often stands in a table or list of the same page that reads nothing
+like it ("| Saturday | 9:30 – 14:00 |"). A passage without any value of the kind
+asked for cannot answer: when the best passage holds none, the best one that does and
+matched nearly as well goes first (`asked_first`).
+
+The questions' wording is read in the languages the contact card reads; the values
+are told apart by their shape, which is much the same in all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Literal
+
+from ingest.extract.facts import mentions_address, mentions_email, mentions_phone
+from ingest.kb.store import Hit
+
+Kind = Literal["time", "price", "phone", "email", "address"]
+
+# "If I send you an email, how long…", "Can I book by phone?": the way of asking, not
+# the number or address asked for ("via WhatsApp" still wants the number).
+_CHANNEL = "".join(
+    rf"(?<!\b{word} )"
+    for word in ("an", "a", "by", "via", "per", "por", "par", "un", "une", "al", "ein", "eine", "einer")
+)
+_ASKED: dict[Kind, re.Pattern] = {
+    "time": re.compile(
+        r"\b(?:what time|which time|until when|till when|how late|how early|opening hours|open(?:ing)? times|hours|"
+        r"when do you (?:open|close)|when are you open|"
+        r"um wie ?viel uhr|uhrzeit|bis wann|ab wann|wann (?:öffnet|schließt|schliesst|habt|haben|macht|ist .{0,20}"
+        r"(?:offen|geöffnet))|öffnungszeiten|sprechzeiten|"
+        r"a qué hora|hasta qué hora|desde qué hora|horarios?|cuándo (?:abren|cierran)|"
+        r"quelle heure|horaires?|heures d'ouverture|quand (?:ouvrez|fermez)|"
+        r"a che ora|fino a che ora|da che ora|orari|orario|quando (?:aprite|chiudete)|"
+        r"que horas|até que horas|horários?|quando (?:abrem|fecham)|"
+        r"hoe laat|tot hoe laat|vanaf hoe laat|openingstijden|openingsuren|"
+        r"saat kaç\w*|kaçta|kaça kadar|kaçtan kaça|çalışma saatleri|açılış saati|"
+        r"τι ώρα|τι ώρες|ωράριο|μέχρι τι ώρα|από τι ώρα|ώρες λειτουργίας|"
+        r"o której|do której|od której|godziny otwarcia|w jakich godzinach|"
+        r"v kolik|do kolika|od kolika|otevírací doba|kdy máte otevřeno|"
+        r"när öppnar|när stänger|öppettider|åbningstider|åpningstider)\b"
+        r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|营业时间|營業時間",
+        re.IGNORECASE,
+    ),
+    "price": re.compile(
+        r"\b(?:how much|costs?|prices?|pricing|charges?|fees?|rates|"
+        r"was kostet|was kosten|wie ?viel kostet|kostet|preise?|kosten|gebühren?|"
+        r"cuánto (?:cuesta|cuestan|vale|valen|cobran|sale|es)|precios?|tarifas?|costo|coste|"
+        r"combien|prix|coûte|coûtent|tarifs?|"
+        r"quanto (?:costa|costano|viene|vengono)|prezzo|prezzi|tariffa|"
+        r"quanto (?:custa|custam|sai|fica|tá|está|cobra\w*)|preços?|"
+        r"wat kost|hoeveel kost\w*|prijs|prijzen|tarief|"
+        r"ne kadar|fiyat\w*|ücret\w*|kaç lira|kaç para|"
+        r"πόσο (?:κοστίζει|κοστίζουν|κάνει|κάνουν|έχει)|τιμή|τιμές|κόστος|"
+        r"ile (?:kosztuje|kosztują|płacę|zapłacę)|cena|ceny|cennik|koszt|"
+        r"kolik (?:by |to )?(?:stojí|stál\w*|stojej|zaplatím|platím)|ceník|"
+        r"vad kostar|hvad koster|hva koster|priser?)\b"
+        r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|价格|價格",
+        re.IGNORECASE,
+    ),
+    "phone": re.compile(
+        rf"{_CHANNEL}\b(?:phone|telephone|phone number|call you|ring you|your number|"
+        r"telefon\w*|teléfono|numéro|téléphone|numero di telefono|telefono|telefone|telefoon\w*|"
+        r"número|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo)\b|\bwhatsapp\b|전화|電話|电话",
+        re.IGNORECASE,
+    ),
+    "email": re.compile(
+        rf"{_CHANNEL}\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|posta elettronica|ηλεκτρονικ\w*|mejl\w*)\b"
+        r"|이메일|메일|メール|邮箱|郵件",
+        re.IGNORECASE,
+    ),
+    "address": re.compile(
+        # "the e-mail address" asks for an e-mail; "where can I park?" for no address
+        r"\b(?:(?<!mail )(?<!mail-)address|where are you|where is your|where exactly|located|find you|"
+        r"dirección|dónde (?:están|está|queda|quedan|se encuentra)|"
+        r"(?<!mail-)adresse|anschrift|wo (?:seid|sind|genau|befinde\w*|finde)|"
+        r"où (?:êtes|se trouve|vous trouver|sont)|indirizzo|dove (?:siete|si trova|vi trovate|sta)|"
+        r"endereço|onde (?:fica|ficam|estão|é a clínica|vocês)|"
+        r"(?<!mail)(?<!mail )adres|waar (?:zitten|zijn|is|vind)|nerede\w*|nerdesiniz|"
+        r"διεύθυνση|πού (?:βρίσκεστε|βρίσκεται|είστε)|gdzie|adresa|kde (?:jste|sídlíte|vás najdu|se nachází)|"
+        r"var ligger|hvor (?:ligger|er i))\b|주소|어디|위치|住所|どこ|地址|在哪",
+        re.IGNORECASE,
+    ),
+}
+
+# A time of day: "14:00", "9h30", "18.00 Uhr", "9.00 – 18.00", "13.00'e kadar", "7 pm", "19 Uhr", "오후
+# 6시", "18時", "alle 22", "às 19" ("12.50" alone is a price, "3 h" a duration). *ours*
+_TIME = re.compile(
+    r"(?<![\d.,:])\d{1,2}:\d{2}(?!\d)|(?<![\d.,])\d{1,2}h\d{2}\b|(?<![\d.,])\d{1,2}h(?=\s*(?:[-–—]|à|a|às|\d))"
+    r"|(?<![\d.,])\d{1,2}\.\d{2}(?:\s*(?:[-–—]|uhr|uur|u\b|h\b)|'\w)|[-–—]\s*\d{1,2}\.\d{2}(?!\d)"
+    r"|(?<![\d.,])\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.|uhr|uur|π\.μ\.|μ\.μ\.)(?!\w)|(?:오전|오후)\s?\d|\d{1,2}\s?시|\d{1,2}時"
+    r"|\b(?:alle|dalle|às|a las|de las|desde las|hasta las|à|ab|bis|until|till|om|tot|saat|στις|do|od)\s\d{1,2}\b(?![.,:]?\d)",
+    re.IGNORECASE,
+)
+# An amount of money, or its absence: "€ 95", "CHF 590.–", "75 €", "1,20 €", "3만 원",
+# "1,500円", "80 zł", "free". *ours*
+_PRICE = re.compile(
+    r"[$€£¥₺₩₹]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$)\s?\d"
+    r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔)(?!\w)"
+    r"|\d+\s?만\s?원"
+    r"|\b(?:free|gratis|gratuit\w*|kostenlos|gratuito|ücretsiz|δωρεάν|bezpłatn\w*|zdarma)\b|무료|無料|免费",
+    re.IGNORECASE,
+)
+_HOLDS: dict[Kind, Callable[[str], bool]] = {
+    "time": lambda text: bool(_TIME.search(text)),
+    "price": lambda text: bool(_PRICE.search(text)),
+    "phone": mentions_phone,
+    "email": mentions_email,
+    "address": mentions_address,
+}
+# A passage holding what is asked for goes first when its fused score is at least this
+# share of the best one's. Fused scores are close together (the 40th of both
+# rankings still has two thirds of the first's), so this keeps out only what one ranking
+# alone found far down. *ours*
+ASKED_FIRST_MIN_SHARE = 0.6
+
+
+def asked_kinds(question: str) -> tuple[Kind, ...]:
+    """The kinds of value `question` asks for (none for most questions)."""
+    return tuple(kind for kind, asked in _ASKED.items() if asked.search(question))
+
+
+@lru_cache(maxsize=16384)
+def holds(kind: Kind, text: str) -> bool:
+    """Whether `text` holds a value of `kind`: the same passages come back query after query."""
+    return _HOLDS[kind](text)
+
+
+def asked_first(hits: list[Hit], kinds: tuple[Kind, ...]) -> list[Hit]:
+    """`hits`, the first of them not holding every kind asked for preceded by the best
+    one that does, if it scored at least ASKED_FIRST_MIN_SHARE of the first. Only the
+    first place changes: an answer that is said in words ("the kitchen closes half an
+    hour before we do") keeps its rank below it."""
+    if not kinds or not hits or _holds_all(hits[0], kinds):
+        return hits
+    floor = ASKED_FIRST_MIN_SHARE * hits[0].score
+    for i, hit in enumerate(hits[1:], 1):
+        if hit.score < floor:
+            break
+        if _holds_all(hit, kinds):
+            return [hit, *hits[:i], *hits[i + 1 :]]
+    return hits
+
+
+def _holds_all(hit: Hit, kinds: tuple[Kind, ...]) -> bool:
+    return all(holds(kind, hit.payload.get("text", "")) for kind in kinds)

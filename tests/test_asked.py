@@ -1,0 +1,94 @@
+"""What kind of value a question asks for, and which passages hold one (retrieval.asked)."""
+
+import pytest
+
+from ingest.kb.store import Hit
+from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_first, asked_kinds, holds
+
+
+@pytest.mark.parametrize(
+    "question, kinds",
+    [
+        ("What time do you close on Saturday?", ("time",)),
+        ("Hoe laat gaan jullie donderdag dicht?", ("time",)),
+        ("Μέχρι τι ώρα πρέπει να αφήσουμε το δωμάτιο;", ("time",)),
+        ("점심시간이 몇 시부터 몇 시까지예요?", ("time",)),
+        ("Do kolika máte ve čtvrtek otevřeno?", ("time",)),
+        ("Πόσο κοστίζει ένα δίκλινο με θέα θάλασσα;", ("price",)),
+        ("Kolik by stálo pronajmout si sál na hodinu?", ("price",)),
+        ("和菓子作りの体験っておひとりいくらですか？", ("price",)),
+        ("Ile kosztuje wymiana oleju?", ("price",)),
+        ("Wat is jullie telefoonnummer?", ("phone",)),
+        ("Kan ik jullie ook appen via WhatsApp?", ("phone",)),
+        ("What is your email address?", ("email",)),
+        ("¿Cuál es el correo del equipo de Backoffice?", ("email",)),
+        ("Waar zitten jullie precies, wat is het adres?", ("address",)),
+        ("치과가 정확히 어디에 있어요?", ("address",)),
+        ("What's the quickest way to book, phone or email?", ("phone", "email")),
+        # Not asking for a value, or naming only the way to ask.
+        ("Can I bring my dog?", ()),
+        ("If I send you an email, how long till I hear back?", ()),
+        ("Kann ich per E-Mail buchen?", ()),
+        ("Where can I park the car?", ()),
+    ],
+)
+def test_the_kind_of_value_asked_for_is_told_in_the_callers_languages(question, kinds):
+    assert asked_kinds(question) == kinds
+
+
+@pytest.mark.parametrize(
+    "kind, text, held",
+    [
+        ("time", "| Saturday | 9:30 – 14:00 |", True),
+        ("time", "Η κουζίνα κλείνει στις 22:30.", True),
+        ("time", "La cucina chiude alle 22.", True),
+        ("time", "Der Laden öffnet um 9 Uhr.", True),
+        ("time", "Kliniğimiz 13.00'e kadar açık olacaktır.", True),
+        ("time", "토요일 오전 9:30 ~ 오후 2:00", True),
+        ("time", "La cucina chiude mezz'ora prima.", False),
+        ("time", "A loaf costs 12.50 €.", False),
+        ("price", "Gleitsichtgläser ab CHF 590.–", True),
+        ("price", "1회 본인부담금은 보통 1만 원대 중반에서 3만 원 내외입니다.", True),
+        ("price", "| Δίκλινο (θέα θάλασσα) | 75 € | 130 € |", True),
+        ("price", "The consultation is free.", True),
+        ("price", "We take a deposit equal to the first night's stay.", False),
+        ("phone", "Tel. +49 761 234 56 78", True),
+        ("phone", "Open since 2019-2024", False),
+        ("email", "Write to info@akrogiali-naxos.gr", True),
+        ("address", "De Fietsmakerij Utrecht\nTwijnstraat 42\n3511 ZL Utrecht", True),
+        ("address", "주소: Moda Caddesi No. 148, 2층, 카드쾨이", True),
+        ("address", "**Address:** 2210 NW 7th St, Miami, FL 33125", True),
+        ("address", "We are in the Twijnstraat, near the Tolsteeg bridge.", False),
+    ],
+)
+def test_a_passage_holds_a_value_by_its_shape(kind, text, held):
+    assert holds(kind, text) is held
+
+
+def _hit(pid: str, score: float, text: str) -> Hit:
+    return Hit(id=pid, score=score, payload={"text": text, "url": f"/{pid}/"})
+
+
+def test_the_best_passage_holding_what_is_asked_for_goes_first():
+    hits = [
+        _hit("talk", 0.026, "Saturdays are busy, please book ahead."),
+        _hit("note", 0.024, "Closed on public holidays."),
+        _hit("table", 0.022, "| Saturday | 9:30 – 14:00 |"),
+        _hit("other", 0.021, "| Sunday | 10:00 – 12:00 |"),
+    ]
+    # Only the first place changes: the passages it passed keep their order.
+    assert [h.id for h in asked_first(hits, ("time",))] == ["table", "talk", "note", "other"]
+    # Nothing asked for, or the best passage holds it: the order stays.
+    assert asked_first(hits, ()) == hits
+    assert asked_first(hits[2:], ("time",)) == hits[2:]
+    # A passage that matched far worse than the best does not take its place.
+    far = [hits[0], _hit("table", 0.026 * ASKED_FIRST_MIN_SHARE * 0.9, "| Saturday | 9:30 – 14:00 |")]
+    assert asked_first(far, ("time",)) == far
+
+
+def test_a_passage_must_hold_every_kind_asked_for():
+    hits = [
+        _hit("phone", 0.03, "Tel. +44 1736 555 0199"),
+        _hit("both", 0.028, "Tel. +44 1736 555 0199 · bookings@harbourlight.example"),
+    ]
+    assert [h.id for h in asked_first(hits, ("phone", "email"))] == ["both", "phone"]
