@@ -121,9 +121,11 @@ _DASHES = str.maketrans({"–": "-", "—": "-", "‑": "-", "−": "-", "\u00a0
 
 
 def _plain(text: str) -> str:
-    """Text as a snippet is compared with it: case, spaces, dashes and emphasis marks folded."""
+    """Text as a snippet is compared with it: case, spaces, dashes, emphasis marks and
+    table cells' borders folded (a snippet copies a row as the page shows it, "Zirconia
+    crown (per tooth) €250", the passage holds "| Zirconia crown (per tooth) | €250 |")."""
     text = re.sub(r"\\(?=[^\w\s])", "", text.translate(_DASHES)).replace("**", "")  # Markdown's "\<", "\_"
-    return " ".join(text.casefold().split())
+    return " ".join(text.replace("|", " ").casefold().split())
 
 
 def answer_rank(texts: list[str], snippet: str | list[str]) -> int | None:
