@@ -807,3 +807,35 @@ def test_a_polish_workshop_its_address_and_a_label_with_its_bracket():
     phones = {(f.value, f.label) for f in card if f.kind == "phone"}
     assert ("601 234 567", "Komórka (Paweł)") in phones and ("+48123456789", "") in phones
     assert card_markdown(card, ["pl"]).startswith("# Kontakt")
+
+
+def test_numbers_are_kept_as_the_page_writes_them_not_as_links_and_structured_data_give_them():
+    # A Brazilian vet: the WhatsApp link's digits carry the country code, its text the
+    # number callers know. A Czech studio: JSON-LD's "+420604123456" beside the page's
+    # "+420 604 123 456" (read out digit group by digit group, not as one huge number).
+    vet = page(
+        '<p><a href="https://wa.me/5541998123344?text=Ol%C3%A1">WhatsApp: (41) 99812-3344 (somente mensagens)</a></p>',
+        lang="pt-BR",
+    )
+    facts = {(f.kind, f.value) for f in parse_html(vet, "https://vet.example/contato/").facts}
+    assert ("whatsapp", "(41) 99812-3344") in facts
+    other = page('<p><a href="https://wa.me/5541998123344">WhatsApp: (41) 3333-4455</a></p>', lang="pt-BR")
+    facts = {(f.kind, f.value) for f in parse_html(other, "https://vet.example/contato/").facts}
+    assert ("whatsapp", "+5541998123344") in facts  # the text's number is another one
+    ld = '<script type="application/ld+json">{"@type": "HealthClub", "telephone": "+420604123456"}</script>'
+    studio = page('<p>Telefon: <a href="tel:+420604123456">+420 604 123 456</a></p>', head=ld, lang="cs")
+    doc = parse_html(studio, "https://studio.example/kontakt/")
+    card = contact_card([("https://studio.example/kontakt/", doc.facts)])
+    assert [f.value for f in card if f.kind == "phone" and "420" in f.value] == ["+420 604 123 456"]
+
+
+def test_a_brazilian_address_ends_with_its_place_and_cep():
+    html = page(
+        "<h2>Endereço</h2><p>Av. Silva Jardim, 2380 – Água Verde<br>Curitiba – PR, CEP 80240-030</p>"
+        "<p>Ficamos a duas quadras da Praça do Japão.</p>",
+        lang="pt-BR",
+    )
+    facts = parse_html(html, "https://vet.example/horarios-e-contato/").facts
+    assert ("address", "Av. Silva Jardim, 2380 – Água Verde, Curitiba – PR, CEP 80240-030") in {
+        (f.kind, f.value) for f in facts
+    }

@@ -449,6 +449,8 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _POSTCODE_LINE = re.compile(  # "34710 Kadıköy/İstanbul": a district and its city
     r"^(?=.{6,60}$)(?:(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?|\d{3}\s\d{2})\s+[^\W\d]+(?:[ .,'/-]+[^\W\d]+)*\.?$"
 )
+# "Curitiba – PR, CEP 80240-030", "CEP: 80240-030": a Brazilian postcode, after its place or alone.
+_CEP_LINE = re.compile(r"^(?=.{8,60}$)(?:[^\W\d][\w .'-]*?(?:\s*[–-]\s*[A-Z]{2})?\s*,?\s*)?CEP:?\s*\d{5}-?\d{3}\.?$")
 _STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
 # Messengers a business gives as a way to reach it, by the host of its chat link.
 _CHAT_HOSTS = {
@@ -655,15 +657,8 @@ def _from_links(anchors, url: str) -> list[Fact]:
             continue
         if lower.startswith("tel:"):
             value = _plausible_phone(unquote(href[4:]))
-            text = a.get_text(" ", strip=True)
-            match = _PHONE.search(text) if re.search(r"[^\W\d_]", text) else None  # "Reception: +30 22850 12345"
-            shown = _plausible_phone(match.group(1) if match else text)
-            if shown and shown.count("(") != shown.count(")"):
-                shown = shown.strip("()")  # "(800-273-8439" of "Call (800-273-8439)"
-            if value and shown and re.sub(r"\D", "", shown)[-9:] == re.sub(r"\D", "", value)[-9:]:
-                value = shown  # "+44 1736 555 0199" as the page writes it, not "+4417365550199"
             if value:
-                facts.append(Fact("phone", value, _label_near(a), url))
+                facts.append(Fact("phone", _as_written(a, value), _label_near(a), url))
         elif lower.startswith("mailto:"):
             value = unquote(href[7:].split("?")[0]).strip()
             if _EMAIL.fullmatch(value):
@@ -673,7 +668,7 @@ def _from_links(anchors, url: str) -> list[Fact]:
             number = parse_qs(parts.query).get("phone", [""])[0] or parts.path.rsplit("/", 1)[-1]
             digits = re.sub(r"\D", "", number)
             if 7 <= len(digits) <= 15:
-                facts.append(Fact("whatsapp", f"+{digits}", "WhatsApp", url))
+                facts.append(Fact("whatsapp", _as_written(a, f"+{digits}"), "WhatsApp", url))
         elif service := _chat_service(href):
             facts.append(Fact("chat", href.rstrip("/"), service, url))
         elif lower.startswith(("http://", "https://")) and a.get_text(" ", strip=True).casefold() in _CHAT_WORDS:
@@ -683,6 +678,21 @@ def _from_links(anchors, url: str) -> list[Fact]:
             if len(text.split()) <= 5 and not _NEWS_PATH.search(urlsplit(urljoin(url, href)).path):
                 facts.append(Fact("booking", href, text, url))
     return facts
+
+
+def _as_written(a, value: str) -> str:
+    """A tel: or wa.me link's number as its text writes it when that is the same number
+    ("+44 1736 555 0199", not "+4417365550199"; "WhatsApp: (41) 99812-3344" for
+    wa.me/5541998123344), the last nine digits compared, as a local form leaves out the
+    country code."""
+    text = a.get_text(" ", strip=True)
+    match = _PHONE.search(text) if re.search(r"[^\W\d_]", text) else None  # "Reception: +30 22850 12345"
+    shown = _plausible_phone(match.group(1) if match else text)
+    if shown and shown.count("(") != shown.count(")"):
+        shown = shown.strip("()")  # "(800-273-8439" of "Call (800-273-8439)"
+    if shown and re.sub(r"\D", "", shown)[-9:] == re.sub(r"\D", "", value)[-9:]:
+        return shown
+    return value
 
 
 # A post about booking ("네이버 예약 오픈 안내", "Online booking now open") is news, not a way to book.
@@ -960,7 +970,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
                 match = _address_match(rest)  # the address, not the sentence after it; what comes before stays
                 facts.append(Fact("address", _clean(rest[: match.end()] if match else rest), "", url))
         elif (
-            _POSTCODE_LINE.match(line)
+            (_POSTCODE_LINE.match(line) or _CEP_LINE.match(line))
             and not _us_street_line(line)
             and i > 0
             and _STREET_LINE.search(lines[i - 1])
@@ -1046,7 +1056,8 @@ def mentions_address(text: str) -> bool:
             return True
         if not _DIGIT.search(line):
             continue  # every other form has a number
-        if _POSTCODE_LINE.match(line) or _JP_POSTCODE.match(line) or _address_match(line) or _JP_ADDRESS.search(line):
+        postcode = _POSTCODE_LINE.match(line) or _CEP_LINE.match(line) or _JP_POSTCODE.match(line)
+        if postcode or _address_match(line) or _JP_ADDRESS.search(line):
             return True
     return False
 
@@ -1134,6 +1145,9 @@ def page_facts(found: list[Fact], markdown: str, chrome: str, url: str) -> tuple
     return tuple(unique.values())
 
 
+_UNWRITTEN = re.compile(r"\+?\d+")  # a number as links and structured data give it: "+420604123456"
+
+
 def _merge(known: Fact | None, fact: Fact) -> Fact:
     """One fact met twice: the newer wins when its page is more contact-like (a contact
     page over a legal or about page over any other), or when it adds a label or
@@ -1150,7 +1164,7 @@ def _merge(known: Fact | None, fact: Fact) -> Fact:
         return known
     shown, other = (known, fact) if _contact_rank(known.url) > _contact_rank(fact.url) else (fact, known)
     value = shown.value
-    if shown.kind == "phone" and value.isdigit() and not other.value.isdigit():
+    if shown.kind == "phone" and _UNWRITTEN.fullmatch(value) and not _UNWRITTEN.fullmatch(other.value):
         value = other.value  # "02-777-4182" as the page writes it, not the call button's "027774182"
     return replace(
         shown,
