@@ -839,3 +839,27 @@ def test_a_brazilian_address_ends_with_its_place_and_cep():
     assert ("address", "Av. Silva Jardim, 2380 – Água Verde, Curitiba – PR, CEP 80240-030") in {
         (f.kind, f.value) for f in facts
     }
+
+
+def test_weeks_named_by_bold_lines_keep_their_names_and_a_days_line_reads_with_its_times():
+    # Squarespace's hours grid: each service's name in bold, its days and times on two
+    # lines. A card mixing the daycare's week with the dog wash's would tell a caller
+    # the wrong closing time.
+    grid = (
+        "<h2>Hours</h2><div><div><strong>Doggy Daycare</strong></div><div>Monday &ndash; Friday<br>"
+        "7:00 am &ndash; 6:30 pm</div></div><div><div><strong>Self-Serve Dog Wash</strong></div><div>"
+        "Monday &ndash; Friday 10:00 am &ndash; 7:00 pm<br>Saturday 9:00 am &ndash; 5:00 pm</div></div>"
+    )
+    facts = parse_html(page(grid, lang="en"), "https://groomer.example/hours-location/").facts
+    assert [(f.value, f.label) for f in facts if f.kind == "hours"] == [
+        ("Monday – Friday 7:00 am – 6:30 pm", "Doggy Daycare"),
+        ("Monday – Friday 10:00 am – 7:00 pm", "Self-Serve Dog Wash"),
+        ("Saturday 9:00 am – 5:00 pm", "Self-Serve Dog Wash"),
+    ]
+    # A heading that is a day names its line by itself.
+    days = "<h2>Office hours</h2><h4>Monday</h4><p>7:00AM - 5:00PM</p><h4>Saturday</h4><p>8:00AM - 3:00PM</p>"
+    facts = parse_html(page(days, lang="en"), "https://dentist.example/contact/").facts
+    assert [(f.value, f.label) for f in facts if f.kind == "hours"] == [
+        ("Monday 7:00AM - 5:00PM", ""),
+        ("Saturday 8:00AM - 3:00PM", ""),
+    ]

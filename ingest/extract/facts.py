@@ -401,6 +401,10 @@ def other_party(line: str) -> bool:
 
 # A paragraph's name, on a line of its own: "■根津店（お持ち帰り専門）", "【本店】".
 _BRACKETED = r"[\[【]([^\]】]{1,30})[\]】]"  # "[강남점]", "【本店】"
+# A bold line naming what follows, as a heading would: "**Doggy Daycare**", "**Grooming:**",
+# for the next few lines (a service's week and a note). *ours*
+NAMED_LINES = 6
+_BOLD_NAME = re.compile(r"^\s*\*\*[^*]{1,60}\*\*\s*:?\s*$")
 _BLOCK_NAME = re.compile(rf"^[■●◆□◇▶]\s*(.{{1,30}})$|^{_BRACKETED}$")
 # "〒110-0001 東京都台東区谷中3-11-8": a Japanese address, its postcode on the line before or not.
 _JP_POSTCODE = re.compile(rf"^{JP_POSTCODE}$")
@@ -885,6 +889,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
     subsection: list[str] = []  # the same, when it is no page title (H2 and below)
     heading = ""
     level = 0  # its level: "## Ταβέρνα" 2
+    bold_name, named_at = "", 0  # a bold name on a line of its own ("**Doggy Daycare**"), the line it names first
     others = False  # the section is about someone else (other_party)
     other = False  # so is the paragraph, from this line on
     names: list[str] = []  # the name the paragraph starts with: "■根津店（お持ち帰り専門）", "[강남점]"
@@ -901,16 +906,24 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
         if raw.lstrip().startswith("#") or _LABEL_LINE.match(raw):
             others = bool(_OTHER_HEADING.match(line.rstrip(": ")))
         if raw.lstrip().startswith("#"):
-            heading, level = line, len(raw.lstrip()) - len(raw.lstrip().lstrip("#"))
+            heading, level, bold_name = line, len(raw.lstrip()) - len(raw.lstrip().lstrip("#")), ""
+        elif _BOLD_NAME.match(raw) and not re.search(r"\d", line):
+            # whose hours follow, unless it says only that they are hours, or which days
+            bold_name = "" if _HOURS_WORDS.search(line) or _only_days(line) else line.rstrip(": ")
+            named_at = len(lines)
         other = other or other_party(line)
         if others or other:
             continue  # the web agency's number, the host's address
         if _DEFINITION.match(raw) and lines:  # a definition reads with its term: "Saturday 8:00 am – 2:00 pm"
             lines[-1] = _clean(f"{lines[-1]} {line.lstrip(': ')}")
             continue
+        if lines and _TIME_RANGE.match(line) and not _day_mentions(line) and _only_days(lines[-1]):
+            lines[-1] = f"{lines[-1]} {line}"  # "Monday – Friday" and on the next line "7:00 am – 6:30 pm"
+            continue
         lines.append(line)
         section.append(heading)
-        subsection.append(heading if level >= 2 else "")
+        near = bold_name and len(lines) - named_at <= NAMED_LINES  # it names a few lines, not the page
+        subsection.append(bold_name if near else heading if level >= 2 else "")
         names.append(name)
     # Unlabelled addresses on a homepage may be anyone's (an estate agent's listings);
     # the business's own is in the footer, on every page.
@@ -995,6 +1008,8 @@ def _hours_named_by_headings(facts: list[Fact], hours_under: list[tuple[int, str
     if len(headings) < 2:
         return facts
     for index, heading in hours_under:
+        if _only_days(heading):
+            continue  # "#### Monday" over "7:00AM - 5:00PM": the line names its day itself
         if len(heading) > MAX_LABEL_CHARS:  # "Χειμερινό ωράριο γραφείου (Νοέμβριος – Μάρτιος)": its name
             heading = re.sub(r"\s*\([^)]*\)", "", heading)
         said = _PHONE_HOURS.search(heading) and _PHONE_HOURS.search(facts[index].value)  # its words say it
@@ -1103,6 +1118,17 @@ def _leading_days(line: str) -> bool:
         end = stop
     rest = line[end:].strip(" :.-–")
     return bool(_CLOSED.fullmatch(rest) or _BY_APPOINTMENT.fullmatch(rest))
+
+
+def _only_days(line: str) -> bool:
+    """A line naming days and nothing else: "Monday – Friday", "Sa, So", "Di bis Fr"."""
+    mentions = _day_mentions(line)
+    rest = "".join(line[end:start] for (_, end, _), (start, _, _) in zip([(0, 0, 0), *mentions], mentions))
+    rest += line[mentions[-1][1] :] if mentions else line
+    return bool(mentions) and bool(_BETWEEN_DAYS.fullmatch(rest))
+
+
+_BETWEEN_DAYS = re.compile(r"(?:[\s.,/&+–—:-]|\b(?:and|und|bis|to|through|et|au|y|a|al|e|en|tot|ve|do|až)\b)*", re.I)
 
 
 def _few_other_words(line: str) -> bool:
