@@ -863,3 +863,23 @@ def test_weeks_named_by_bold_lines_keep_their_names_and_a_days_line_reads_with_i
         ("Monday 7:00AM - 5:00PM", ""),
         ("Saturday 8:00AM - 3:00PM", ""),
     ]
+
+
+def test_a_declared_language_without_function_words_here_is_overruled_only_by_much_evidence():
+    # Czech shares its shortest words with Portuguese ("a", "o", "do", "na", "se", "e"):
+    # a Czech studio's terms of business were indexed as Portuguese.
+    czech = (
+        "Rezervace a zrušení lekcí. Na lekci se přihlaste přes rezervační systém, o zrušení nás informujte "
+        "nejpozději 12 hodin předem. Do studia přijďte 10 minut před začátkem. Permanentka je platná "
+        "tři měsíce od data nákupu a je nepřenosná. Pokud lektor onemocní, lekci zrušíme a vrátíme vstup "
+        "na permanentku. Vstup do sálu je možný pouze v čisté obuvi nebo naboso, e-mail pro dotazy najdete "
+        "v kontaktech. Ceny jsou uvedeny včetně DPH, platit lze v hotovosti i kartou."
+    )
+    assert text_language(czech, "cs") == "cs"
+    english = (
+        "This is the page of the studio and it was written in English by the team that runs it. We are open "
+        "for you at the weekend, and you can book with us on the website or by phone. Our teachers have "
+        "been with the studio for years, and the classes are not only for beginners: they are for anyone "
+        "who wants to move, from the first lesson to the last. That is what we are here for."
+    )
+    assert text_language(english, "cs") == "en"  # a theme declaring Czech on every page

@@ -30,6 +30,10 @@ for _lang, _words in FUNCTION_WORDS.items():
     for _word in _words.split():
         _LOOKUP.setdefault(_word, []).append(_lang)
 MIN_EVIDENCE = 6  # distinct function words before the text may overrule the declared language
+# ... when the declared language is one without a list here (Czech, Polish, Greek): it
+# cannot answer back, and short words of its own are function words of a listed one
+# (Czech "a", "o", "do", "na", "se" are Portuguese's too: a Czech legal page gives 6).
+MIN_EVIDENCE_UNLISTED = 12
 MIN_EVIDENCE_UNDECLARED = 3  # ... or name the language of a page that declares none
 
 
@@ -50,7 +54,8 @@ def text_language(text: str, declared: str = "") -> str:
     base = declared.split("-")[0].lower()
     if not base and counts[best] >= MIN_EVIDENCE_UNDECLARED:
         return best
-    if best == base or counts[best] < MIN_EVIDENCE or counts[best] < 2 * counts.get(base, 0):
+    needed = MIN_EVIDENCE if base in FUNCTION_WORDS else MIN_EVIDENCE_UNLISTED
+    if best == base or counts[best] < needed or counts[best] < 2 * counts.get(base, 0):
         return declared
     return best
 
