@@ -647,6 +647,25 @@ def test_an_accordions_question_opens_its_answers_paragraph():
     assert "## Why you should trust me\n\nI reviewed" in md
 
 
+def test_a_question_written_as_a_button_inside_a_heading_is_kept():
+    # Squarespace's and Bootstrap's accordions put each question in a <button> inside a
+    # heading; buttons are dropped as controls, so a dog groomer's FAQ kept its answers
+    # under empty "####" headings. A heading's button with no words (a "copy link" 🔗)
+    # still goes.
+    faq = (
+        '<ul class="accordion"><li><h4 class="accordion-item__title-wrapper" role="heading">'
+        '<button class="accordion-item__click-target" aria-expanded="false" aria-controls="panel-0" type="button">'
+        '<span class="accordion-item__title">How long does a groom take?</span>'
+        '<div class="accordion-icon-container" aria-hidden="true"><div class="plus"></div></div></button></h4>'
+        '<div class="accordion-item__dropdown" id="panel-0" role="region"><p>Most grooms take 2–4 hours.</p></div>'
+        "</li></ul>"
+        '<h2>Why events are different <button class="copy-link">🔗</button></h2><p>Teams change every week.</p>'
+    )
+    md = parse_html(_page(f"<h1>FAQ</h1>{faq}"), "https://x.example/faq/").markdown
+    assert "How long does a groom take?" in md and "Most grooms take 2–4 hours." in md
+    assert "## Why events are different\n" in md and "🔗" not in md
+
+
 def test_a_bold_question_paragraph_opens_its_answers_paragraph():
     # A Wix FAQ: each question a paragraph in a bold-styled <span>, its answer the next
     # paragraph. Apart, a question ended one passage and its answer began the next.

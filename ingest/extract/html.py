@@ -327,6 +327,8 @@ def _clean(soup: BeautifulSoup, tags: _Tags) -> None:
     for tag in tags(*REMOVE_TAGS):
         if tag.name in _MAY_HOLD_PAGE and _holds_page(tag, page_chars):
             tag.unwrap()
+        elif tag.name == "button" and tag.find_parent(_HEADING_TAGS) and _LETTER.search(tag.get_text()):
+            tag.unwrap()  # an accordion's question as Bootstrap and Squarespace write it: <h4><button>…</button></h4>
         else:
             tag.decompose()
     # Forms are search boxes and sign-ups, unless the page itself is one (ASP.NET wraps
