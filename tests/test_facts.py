@@ -883,3 +883,25 @@ def test_a_declared_language_without_function_words_here_is_overruled_only_by_mu
         "who wants to move, from the first lesson to the last. That is what we are here for."
     )
     assert text_language(english, "cs") == "en"  # a theme declaring Czech on every page
+
+
+def test_a_number_to_text_is_on_the_card_and_a_news_post_is_no_contact_page():
+    # A dog groomer's contact page gives a number to call and one to text; its footer, on
+    # every page, the first, and a post named "holiday-hours" had been taken for a
+    # contact page ("hours" in its address), so the card was read there.
+    footer = '<footer><p>Call <a href="tel:+15035550182">(503) 555-0182</a></p></footer>'
+
+    def groomer(body: str) -> str:
+        return f'<html lang="en"><head><title>t</title></head><body><main>{body}</main>{footer}</body></html>'
+
+    contact = groomer("<h2>Get in touch</h2><p>Call: (503) 555-0182<br>Text: (503) 555-0147</p>")
+    post = groomer("<h1>Holiday hours 2024</h1><p>We close at 2:00 pm on Christmas Eve.</p>")
+    pages = [
+        ("https://g.example/blog/holiday-hours-2024.html", parse_html(post, "https://g.example/blog/h.html").facts),
+        ("https://g.example/hours-location/", parse_html(contact, "https://g.example/hours-location/").facts),
+    ]
+    card = contact_card(pages)
+    assert [(f.value, f.label, f.url) for f in card if f.kind == "phone"] == [
+        ("(503) 555-0182", "", "https://g.example/hours-location/"),
+        ("(503) 555-0147", "Text", "https://g.example/hours-location/"),
+    ]

@@ -171,7 +171,9 @@ _PHONE = re.compile(r"(?<![\w+])(\+?\(?\d[\d ()./\-\u00a0]{5,18}\d)(?!\w)")
 _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
 _PHONE_WORDS = re.compile(
     r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|fono|móvil|movil|mobile|mobil|handy|gsm|"
-    r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο)\b|전화|☎|📞|電話|电话|ＴＥＬ",
+    r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο)\b|전화|☎|📞|電話|电话|ＴＥＬ"
+    # a number to text, as a line's label: "Text: …", "Text us at …", "SMS: …"
+    r"|^\W*(?:text(?:\s+us)?|sms|mensajes de texto)\s*(?:[:：]|at\b)",
     re.IGNORECASE,
 )
 _FAX = re.compile(r"\b(?:fax|telefax|faks|télécopie|telecopia|φαξ)\b|팩스|传真|ファックス|ファクス", re.IGNORECASE)
@@ -1215,8 +1217,11 @@ _LEGAL_PATH = re.compile(r"impressum|imprint|legal|aviso|kunye|künye|about|uebe
 
 def _contact_rank(url: str) -> int:
     """2 on a contact page, 1 on a booking, legal or about page or a homepage ("/",
-    "/de/"), 0 elsewhere."""
+    "/de/"), 0 elsewhere: on a news post too ("/blog/holiday-hours-2024.html" says this
+    year's holiday hours, not where the business is)."""
     path = unquote(urlsplit(url).path)  # "/%CE%B5%CF%80…/": "/επικοινωνία/"
+    if _NEWS_PATH.search(path):
+        return 0
     if _CONTACT_PATH.search(path):
         return 2
     return 1 if _BOOKING_PATH.search(path) or _LEGAL_PATH.search(path) or _homepage(path) else 0
