@@ -66,7 +66,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         re.IGNORECASE,
     ),
     "phone": re.compile(
-        rf"{_CHANNEL}\b(?:phone|telephone|phone number|call you|ring you|your number|"
+        rf"{_CHANNEL}\b(?:phone|telephone|phone number|call you|ring you|your number|text (?:you|us)|"
+        r"(?:what|which)(?:'s| is)? (?:the |your )?number(?! of)|"
         r"telefon\w*|teléfono|numéro|téléphone|numero di telefono|telefono|telefone|telefoon\w*|"
         r"número|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo)\b|\bwhatsapp\b|전화|電話|电话",
         re.IGNORECASE,

@@ -20,6 +20,7 @@ from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_first, asked_kinds, hol
         ("Ile kosztuje wymiana oleju?", ("price",)),
         ("Wat is jullie telefoonnummer?", ("phone",)),
         ("Kan ik jullie ook appen via WhatsApp?", ("phone",)),
+        ("What number can I text you at?", ("phone",)),
         ("What is your email address?", ("email",)),
         ("¿Cuál es el correo del equipo de Backoffice?", ("email",)),
         ("Waar zitten jullie precies, wat is het adres?", ("address",)),
@@ -30,6 +31,7 @@ from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_first, asked_kinds, hol
         ("If I send you an email, how long till I hear back?", ()),
         ("Kann ich per E-Mail buchen?", ()),
         ("Where can I park the car?", ()),
+        ("What number of people fit in the room?", ()),
     ],
 )
 def test_the_kind_of_value_asked_for_is_told_in_the_callers_languages(question, kinds):
@@ -58,6 +60,8 @@ def test_the_kind_of_value_asked_for_is_told_in_the_callers_languages(question, 
         ("address", "De Fietsmakerij Utrecht\nTwijnstraat 42\n3511 ZL Utrecht", True),
         ("address", "주소: Moda Caddesi No. 148, 2층, 카드쾨이", True),
         ("address", "**Address:** 2210 NW 7th St, Miami, FL 33125", True),
+        ("address", "Address / Dirección: 2418 SE Division St, Portland, OR, 97202", True),  # the card's
+        ("address", "Information you give us: your name, phone number and address", False),
         ("address", "We are in the Twijnstraat, near the Tolsteeg bridge.", False),
     ],
 )

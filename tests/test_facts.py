@@ -905,3 +905,14 @@ def test_a_number_to_text_is_on_the_card_and_a_news_post_is_no_contact_page():
         ("(503) 555-0182", "", "https://g.example/hours-location/"),
         ("(503) 555-0147", "Text", "https://g.example/hours-location/"),
     ]
+
+
+def test_an_address_given_as_lines_in_structured_data_keeps_its_parts_apart():
+    ld = (
+        '<script type="application/ld+json">{"@type": "LocalBusiness", "name": "Muddy Paws", '
+        '"address": "2418 SE Division St\\nPortland, OR, 97202\\nUnited States"}</script>'
+    )
+    doc = parse_html(page("<p>Hi</p>", head=ld, lang="en"), "https://g.example/")
+    assert ("address", "2418 SE Division St, Portland, OR, 97202, United States") in {
+        (f.kind, f.value) for f in doc.facts
+    }

@@ -779,8 +779,9 @@ def _opening_hours_text(value: str) -> str:
 
 
 def _address_text(value) -> str:
-    if isinstance(value, str):
-        return _clean(value)
+    if isinstance(value, str):  # "2418 SE Division St\nPortland, OR, 97202": its lines are its parts
+        text = ", ".join(_clean(line) for line in value.splitlines() if line.strip())
+        return re.sub(r",(?:\s*,)+", ",", text)  # "London, , EC4N 4SJ": a part left empty
     if isinstance(value, list):
         return _address_text(value[0]) if value else ""
     if not isinstance(value, dict):
@@ -1069,8 +1070,9 @@ def mentions_address(text: str) -> bool:
     …", "**Address:** …")."""
     for line in text.replace("**", "").splitlines():
         line = line.strip(" -*|")
-        if _ADDRESS_WORDS.match(line):
-            return True
+        label = line.split(":", 1)[0] if ":" in line else ""
+        if _ADDRESS_WORDS.match(line) or any(_ADDRESS_WORDS.match(f"{part}:") for part in label.split(" / ")):
+            return True  # "Address / Dirección: …", as the card labels in two languages
         if not _DIGIT.search(line):
             continue  # every other form has a number
         postcode = _POSTCODE_LINE.match(line) or _CEP_LINE.match(line) or _JP_POSTCODE.match(line)
