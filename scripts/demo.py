@@ -40,7 +40,7 @@ def main() -> int:
         if status != 0:
             return status
     for question in QUESTIONS:
-        print(f"\n$ SITEKB_DATA_DIR={data_dir} ingest search --business {BUSINESS} -k 2 {question!r}")
+        print(f"\n$ SITEKB_DATA_DIR={data_dir} .venv/bin/ingest search --business {BUSINESS} -k 2 {question!r}")
         ingest(["search", "--business", BUSINESS, "-k", "2", question])
     return 0
 
