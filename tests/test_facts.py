@@ -916,3 +916,8 @@ def test_an_address_given_as_lines_in_structured_data_keeps_its_parts_apart():
     assert ("address", "2418 SE Division St, Portland, OR, 97202, United States") in {
         (f.kind, f.value) for f in doc.facts
     }
+
+
+def test_a_booking_link_is_a_whole_address_the_assistant_can_send():
+    doc = parse_html(page('<p><a href="/book/">Book Now</a></p>', lang="en"), "https://g.example/hours-location/")
+    assert [f.value for f in doc.facts if f.kind == "booking"] == ["https://g.example/book/"]

@@ -682,7 +682,7 @@ def _from_links(anchors, url: str) -> list[Fact]:
         elif lower.startswith(("http://", "https://", "/")) and _BOOKING_WORDS.search(a.get_text(" ", strip=True)):
             text = _clean(a.get_text(" ", strip=True), MAX_LABEL_CHARS)
             if len(text.split()) <= 5 and not _NEWS_PATH.search(urlsplit(urljoin(url, href)).path):
-                facts.append(Fact("booking", href, text, url))
+                facts.append(Fact("booking", urljoin(url, href), text, url))  # a link to send a caller
     return facts
 
 
