@@ -62,6 +62,12 @@ SITES = {
     # 24 questions, 5 unanswerable) and a Kraków car workshop (pl with one en page; 16, 4).
     "hotel": (REPO / "scripts" / "answer_sites" / "hotel", ("www.akrogiali-naxos.gr",)),
     "workshop": (REPO / "scripts" / "answer_sites" / "workshop", ("www.autoserwis-kowalczyk.pl",)),
+    # Built by helpers that never read the code, held out while asked-kind ranking was written
+    # (26 questions each, 4 unanswerable): a Curitiba vet on Elementor (pt/en), a Brno yoga
+    # studio on Webnode (cs/en), a Portland dog groomer on Squarespace (en with one es page).
+    "vet": (REPO / "scripts" / "answer_sites" / "vet", ("www.clinicaveterinariaaraucaria.example",)),
+    "yoga": (REPO / "scripts" / "answer_sites" / "yoga", ("www.jogalotus-brno.example",)),
+    "groomer": (REPO / "scripts" / "answer_sites" / "groomer", ("www.muddypawsgrooming.example",)),
 }
 
 
