@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 from ingest.extract.templates import MIN_REMAINING_CHARS, SITE_DOCUMENT_FRAGMENT, find_template_lines, strip_templates
 from ingest.models import Document
 
@@ -155,3 +157,29 @@ def test_the_site_wide_document_says_one_thing_a_passage():
     assert len({address, hours, newsletter}) == 3 and "Newsletter" not in address + hours
     [copyright] = [p for p in passages if "© 2025" in p]
     assert "@sonnenkorn" in copyright  # never a passage of its own
+
+
+def test_a_contact_page_keeps_its_own_address_that_the_footer_repeats():
+    # The dog groomer's "Find us" states the address its footer repeats on every page:
+    # cut as template, the contact page's passage said "We're on the north side of
+    # Division" without the street. A page that is no contact page, whose footer its
+    # markup did not mark, still loses the footer's lines.
+    docs = [
+        Document(
+            url=f"https://g.example/p{i}/",
+            title=f"P{i}",
+            markdown=f"# P{i}\n\nOwn text of page {i}, long enough to be a page's own content and more than a footer.",
+            chrome=FOOTER,
+        )
+        for i in range(6)
+    ]
+    docs[1] = replace(
+        docs[1],
+        url="https://g.example/contact/",
+        markdown="# Find us\n\n12 Quay Street, Porthkerris\n\nThe blue door on the harbour front, two minutes from the bus stop; ring twice after dark.",
+    )
+    docs[2] = replace(docs[2], markdown=f"{docs[2].markdown}\n\n{FOOTER}", chrome="")
+    result = strip_templates(docs, docs[0].url)
+    assert "12 Quay Street, Porthkerris" in result.documents[1].markdown
+    assert "12 Quay Street" not in result.documents[2].markdown and "Own text of page 2" in result.documents[2].markdown
+    assert "12 Quay Street, Porthkerris" in result.site_document.markdown  # and once site-wide, as before

@@ -1229,6 +1229,11 @@ def _contact_rank(url: str) -> int:
     return 1 if _BOOKING_PATH.search(path) or _LEGAL_PATH.search(path) or _homepage(path) else 0
 
 
+def contact_page(url: str) -> bool:
+    """A page whose address says it gives the business's contact details or hours."""
+    return _contact_rank(url) == 2
+
+
 def _homepage(path: str) -> bool:
     """ "/", "/index.php", or a language's folder ("/de/", "/pt-br/"); not "/pr/"."""
     segments = [s for s in path.split("/") if s]

@@ -12,6 +12,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 
+from ingest.extract.facts import contact_page
 from ingest.models import Document, TemplateReport
 
 MAX_TEMPLATE_LINE_CHARS = 200
@@ -20,6 +21,11 @@ MIN_PAGES_FOR_TEMPLATE = 4
 # Safety valve: a page left with less own text than this keeps its lines,
 # judged on the text that remains, never on the share dropped. *ours*
 MIN_REMAINING_CHARS = 80
+# A template line that stands in the main content of a contact page and of no more than
+# this many pages in all is the contact page's own: its address and e-mail, which the
+# footer repeats on every page, stay there (they were cut, and the page's "Find us" lost
+# its address). Elsewhere such lines are a footer the page's markup did not mark. *ours*
+OWN_LINE_MAX_PAGES = 2
 TITLE_SEPARATORS = (" - ", " | ", " – ", " — ", " · ", " :: ", " » ")
 SITE_DOCUMENT_TITLE = "Site-wide information"
 # The site-wide document is stored under the homepage URL with this fragment.
@@ -98,11 +104,15 @@ def strip_templates(documents: list[Document], homepage_url: str | None = None) 
     template = find_template_lines(documents)
     suffix = _common_title_suffix(documents)
     report = TemplateReport(template_lines=len(template))
+    in_content = Counter(
+        line for doc in documents for line in {line.strip() for line in doc.markdown.splitlines()} if line in template
+    )
     stripped: list[Document] = []
     for doc in documents:
         kept, dropped_chars = [], 0
+        own = contact_page(doc.url)
         for line in doc.markdown.splitlines():
-            if line.strip() in template:
+            if line.strip() in template and not (own and in_content[line.strip()] <= OWN_LINE_MAX_PAGES):
                 dropped_chars += len(line.strip())
             else:
                 kept.append(line)
