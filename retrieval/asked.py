@@ -24,15 +24,18 @@ from ingest.kb.store import Hit
 
 Kind = Literal["time", "price", "phone", "email", "address"]
 
-# "If I send you an email, how long…", "Can I book by phone?": the way of asking, not
-# the number or address asked for ("via WhatsApp" still wants the number).
-_CHANNEL = "".join(
-    rf"(?<!\b{word} )"
-    for word in ("an", "a", "by", "via", "per", "por", "par", "un", "une", "al", "ein", "eine", "einer")
+# "If I send you an email, how long…", "Can I book by phone?", "Kann ich per E-Mail
+# buchen?": the way of asking, not the number or address asked for ("via WhatsApp" still
+# wants the number; "Do you have a phone number?" does too). Left out before the kinds are read.
+_WAY_OF_ASKING = re.compile(
+    r"\b(?:send|write|drop|shoot)\s+(?:you|us)\s+(?:an?\s+)?(?:e-?mail|mail|message|text)\b"
+    r"|\b(?:by|via|per|por|par|al|über|pelo|pela|tramite)\s+(?:e-?mail|mail|phone|telephone|teléfono|telefon|"
+    r"téléphone|telefono|telefone|correo|courriel)\b",
+    re.IGNORECASE,
 )
 _ASKED: dict[Kind, re.Pattern] = {
     "time": re.compile(
-        r"\b(?:what time|which time|until when|till when|how late|how early|opening hours|open(?:ing)? times|hours|"
+        r"\b(?:what time|which time|until when|till when|how late|how early|open(?:ing)? times|(?<!many )hours|"
         r"when do you (?:open|close)|when are you open|"
         r"um wie ?viel uhr|uhrzeit|bis wann|ab wann|wann (?:öffnet|schließt|schliesst|habt|haben|macht|ist .{0,20}"
         r"(?:offen|geöffnet))|öffnungszeiten|sprechzeiten|"
@@ -57,7 +60,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"quanto (?:costa|costano|viene|vengono)|prezzo|prezzi|tariffa|"
         r"quanto (?:custa|custam|sai|fica|tá|está|cobra\w*)|preços?|"
         r"wat kost|hoeveel kost\w*|prijs|prijzen|tarief|"
-        r"ne kadar|fiyat\w*|ücret\w*|kaç lira|kaç para|"
+        r"ne kadar(?! sür)|fiyat\w*|ücret\w*|kaç lira|kaç para|"
         r"πόσο (?:κοστίζει|κοστίζουν|κάνει|κάνουν|έχει)|τιμή|τιμές|κόστος|"
         r"ile (?:kosztuje|kosztują|płacę|zapłacę)|cena|ceny|cennik|koszt|"
         r"kolik (?:by |to )?(?:stojí|stál\w*|stojej|zaplatím|platím)|ceník|"
@@ -66,38 +69,41 @@ _ASKED: dict[Kind, re.Pattern] = {
         re.IGNORECASE,
     ),
     "phone": re.compile(
-        rf"{_CHANNEL}\b(?:phone|telephone|phone number|call you|ring you|your number|text (?:you|us)|"
+        r"\b(?:phone|telephone|call you|ring you|your number|text (?:you|us)|"
         r"(?:what|which)(?:'s| is)? (?:the |your )?number(?! of)|"
-        r"telefon\w*|teléfono|numéro|téléphone|numero di telefono|telefono|telefone|telefoon\w*|"
-        r"número|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo)\b|\bwhatsapp\b|전화|電話|电话",
+        r"telefon\w*|teléfono|numéro|téléphone|telefono|telefone|telefoon\w*|"
+        r"número(?! (?:máximo|mínimo|de))|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo)\b|\bwhatsapp\b|전화|電話|电话",
         re.IGNORECASE,
     ),
     "email": re.compile(
-        rf"{_CHANNEL}\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|posta elettronica|ηλεκτρονικ\w*|mejl\w*)\b"
+        r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|posta elettronica|ηλεκτρονικ\w*|mejl\w*)\b"
         r"|이메일|메일|メール|邮箱|郵件",
         re.IGNORECASE,
     ),
     "address": re.compile(
-        # "the e-mail address" asks for an e-mail; "where can I park?" for no address
-        r"\b(?:(?<!mail )(?<!mail-)address|where are you|where is your|where exactly|located|find you|"
-        r"dirección|dónde (?:están|está|queda|quedan|se encuentra)|"
-        r"(?<!mail-)adresse|anschrift|wo (?:seid|sind|genau|befinde\w*|finde)|"
-        r"où (?:êtes|se trouve|vous trouver|sont)|indirizzo|dove (?:siete|si trova|vi trovate|sta)|"
-        r"endereço|onde (?:fica|ficam|estão|é a clínica|vocês)|"
-        r"(?<!mail)(?<!mail )adres|waar (?:zitten|zijn|is|vind)|nerede\w*|nerdesiniz|"
-        r"διεύθυνση|πού (?:βρίσκεστε|βρίσκεται|είστε)|gdzie|adresa|kde (?:jste|sídlíte|vás najdu|se nachází)|"
+        # "the e-mail address", "E-Mail-Adresse", "adresse e-mail", "dirección de correo" ask for
+        # an e-mail; "where can I park?" for no address
+        r"\b(?:(?<!mail )(?<!mail-)(?:address|adresse|adres|adresa|dirección|indirizzo|endereço)"
+        r"(?!\s*(?:de |di |do )?(?:e-?mail|correo|courriel|mail|electr))|"
+        r"where are you|where is your|where exactly|located|find you|"
+        r"dónde (?:están|está|queda|quedan|se encuentra)|anschrift|wo (?:seid|sind|genau|befinde\w*|finde)|"
+        r"où (?:êtes|se trouve|vous trouver|sont)|dove (?:siete|si trova|vi trovate|sta)|"
+        r"onde (?:fica|ficam|estão|é a clínica|vocês)|waar (?:zitten|zijn|is|vind)|nerede\w*|nerdesiniz|"
+        r"διεύθυνση|πού (?:βρίσκεστε|βρίσκεται|είστε)|gdzie|kde (?:jste|sídlíte|vás najdu|se nachází)|"
         r"var ligger|hvor (?:ligger|er i))\b|주소|어디|위치|住所|どこ|地址|在哪",
         re.IGNORECASE,
     ),
 }
 
 # A time of day: "14:00", "9h30", "18.00 Uhr", "9.00 – 18.00", "13.00'e kadar", "7 pm", "19 Uhr", "오후
-# 6시", "18時", "alle 22", "às 19" ("12.50" alone is a price, "3 h" a duration). *ours*
+# 6시", "18時", "alle 22", "às 19"; not "12.50" or "25.00 – 35.00" (prices), "2시간", "3 h" or
+# "ab 18 Jahren". *ours*
+_CLOCK_DOT = r"(?<![\d.,])(?:[01]?\d|2[0-4])\.[0-5]\d"  # "9.00", "18.30": an hour, then minutes
 _TIME = re.compile(
     r"(?<![\d.,:])\d{1,2}:\d{2}(?!\d)|(?<![\d.,])\d{1,2}h\d{2}\b|(?<![\d.,])\d{1,2}h(?=\s*(?:[-–—]|à|a|às|\d))"
-    r"|(?<![\d.,])\d{1,2}\.\d{2}(?:\s*(?:[-–—]|uhr|uur|u\b|h\b)|'\w)|[-–—]\s*\d{1,2}\.\d{2}(?!\d)"
-    r"|(?<![\d.,])\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.|uhr|uur|π\.μ\.|μ\.μ\.)(?!\w)|(?:오전|오후)\s?\d|\d{1,2}\s?시|\d{1,2}時"
-    r"|\b(?:alle|dalle|às|a las|de las|desde las|hasta las|à|ab|bis|until|till|om|tot|saat|στις|do|od)\s\d{1,2}\b(?![.,:]?\d)",
+    rf"|{_CLOCK_DOT}(?:\s*(?:uhr|uur|u\b|h\b)|'\w|\s*[-–—]\s*{_CLOCK_DOT}(?!\d))"
+    r"|(?<![\d.,])\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.|uhr|uur|π\.μ\.|μ\.μ\.)(?!\w)|(?:오전|오후)\s?\d|\d{1,2}\s?시(?!간)"
+    r"|\d{1,2}時(?!間)|\b(?:alle|dalle|às|a las|de las|desde las|hasta las|στις)\s\d{1,2}\b(?![.,:]?\d)",
     re.IGNORECASE,
 )
 # An amount of money, or its absence: "€ 95", "CHF 590.–", "75 €", "1,20 €", "3만 원",
@@ -106,7 +112,7 @@ _PRICE = re.compile(
     r"[$€£¥₺₩₹]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$)\s?\d"
     r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔)(?!\w)"
     r"|\d+\s?만\s?원"
-    r"|\b(?:free|gratis|gratuit\w*|kostenlos|gratuito|ücretsiz|δωρεάν|bezpłatn\w*|zdarma)\b|무료|無料|免费",
+    r"|(?<!feel )(?<![-\w])free\b|\b(?:gratis|gratuit\w*|kostenlos|gratuito|ücretsiz|δωρεάν|bezpłatn\w*|zdarma)\b|무료|無料|免费",
     re.IGNORECASE,
 )
 _HOLDS: dict[Kind, Callable[[str], bool]] = {
@@ -125,6 +131,7 @@ ASKED_FIRST_MIN_SHARE = 0.6
 
 def asked_kinds(question: str) -> tuple[Kind, ...]:
     """The kinds of value `question` asks for (none for most questions)."""
+    question = _WAY_OF_ASKING.sub(" ", question)
     return tuple(kind for kind, asked in _ASKED.items() if asked.search(question))
 
 
@@ -136,16 +143,15 @@ def holds(kind: Kind, text: str) -> bool:
 
 def asked_first(hits: list[Hit], kinds: tuple[Kind, ...]) -> list[Hit]:
     """`hits`, the first of them not holding every kind asked for preceded by the best
-    one that does, if it scored at least ASKED_FIRST_MIN_SHARE of the first. Only the
-    first place changes: an answer that is said in words ("the kitchen closes half an
-    hour before we do") keeps its rank below it."""
+    placed one that does, if it scored at least ASKED_FIRST_MIN_SHARE of the first. Only
+    the first place changes: an answer that is said in words ("the kitchen closes half
+    an hour before we do") keeps its rank below it. (Scores are not in order after
+    one_slot_per_page, so every hit is looked at.)"""
     if not kinds or not hits or _holds_all(hits[0], kinds):
         return hits
     floor = ASKED_FIRST_MIN_SHARE * hits[0].score
     for i, hit in enumerate(hits[1:], 1):
-        if hit.score < floor:
-            break
-        if _holds_all(hit, kinds):
+        if hit.score >= floor and _holds_all(hit, kinds):
             return [hit, *hits[:i], *hits[i + 1 :]]
     return hits
 

@@ -562,6 +562,7 @@ class Searcher:
             query_lang,
             lambda url: self._page_size(business, store, url),
         )
+        calibrated = fused  # the order the confidence models were fitted on
         fused = asked_first(fused, asked_kinds(query))
         found = (  # made as far as collapse_near_duplicates reads: its first k kept, of up to 80
             SearchHit(
@@ -577,7 +578,7 @@ class Searcher:
         hits = collapse_near_duplicates(found, k)
         site = site_languages(languages)
         cross = bool(site) and query_lang is not None and query_lang not in site
-        signals = answer_signals(query, dense, lexical, fused, languages, cross)
+        signals = answer_signals(query, dense, lexical, calibrated, languages, cross)
         confidence, threshold = answer_confidence(signals, embedder.model)
         passages = [(h.heading_path, h.text) for h in hits[: self.settings.answer_check_passages]]
         verdict = self._check.judge(business, query, passages) if self._check is not None else None

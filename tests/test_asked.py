@@ -25,13 +25,22 @@ from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_first, asked_kinds, hol
         ("¿Cuál es el correo del equipo de Backoffice?", ("email",)),
         ("Waar zitten jullie precies, wat is het adres?", ("address",)),
         ("치과가 정확히 어디에 있어요?", ("address",)),
-        ("What's the quickest way to book, phone or email?", ("phone", "email")),
+        ("What's your phone number and your e-mail?", ("phone", "email")),
+        ("Do you have a phone number?", ("phone",)),
+        ("Haben Sie eine Telefonnummer?", ("phone",)),
+        ("Is there an email I can write to?", ("email",)),
+        ("Quelle est votre adresse e-mail ?", ("email",)),
+        ("¿Cuál es la dirección de correo?", ("email",)),
+        ("Wie ist eure E-Mail-Adresse?", ("email",)),
         # Not asking for a value, or naming only the way to ask.
         ("Can I bring my dog?", ()),
         ("If I send you an email, how long till I hear back?", ()),
         ("Kann ich per E-Mail buchen?", ()),
         ("Where can I park the car?", ()),
         ("What number of people fit in the room?", ()),
+        ("How many hours does a groom take?", ()),
+        ("Tedavi ne kadar sürer?", ()),
+        ("Can I book by phone?", ()),
     ],
 )
 def test_the_kind_of_value_asked_for_is_told_in_the_callers_languages(question, kinds):
@@ -49,13 +58,20 @@ def test_the_kind_of_value_asked_for_is_told_in_the_callers_languages(question, 
         ("time", "토요일 오전 9:30 ~ 오후 2:00", True),
         ("time", "La cucina chiude mezz'ora prima.", False),
         ("time", "A loaf costs 12.50 €.", False),
+        ("time", "| Bath | 25.00 – 35.00 € |", False),
+        ("time", "Ab 18 Jahren.", False),
+        ("time", "치료는 2시간 걸립니다.", False),
+        ("time", "Geöffnet 9.00 – 18.00", True),
         ("price", "Gleitsichtgläser ab CHF 590.–", True),
         ("price", "1회 본인부담금은 보통 1만 원대 중반에서 3만 원 내외입니다.", True),
         ("price", "| Δίκλινο (θέα θάλασσα) | 75 € | 130 € |", True),
         ("price", "The consultation is free.", True),
         ("price", "We take a deposit equal to the first night's stay.", False),
+        ("price", "Feel free to ask for gluten-free bread.", False),
         ("phone", "Tel. +49 761 234 56 78", True),
         ("phone", "Open since 2019-2024", False),
+        ("phone", "Open 10.00 - 18.00", False),
+        ("phone", "Closed 24.12.2024 - 02.01.2025", False),
         ("email", "Write to info@akrogiali-naxos.gr", True),
         ("address", "De Fietsmakerij Utrecht\nTwijnstraat 42\n3511 ZL Utrecht", True),
         ("address", "주소: Moda Caddesi No. 148, 2층, 카드쾨이", True),
@@ -63,6 +79,7 @@ def test_the_kind_of_value_asked_for_is_told_in_the_callers_languages(question, 
         ("address", "Address / Dirección: 2418 SE Division St, Portland, OR, 97202", True),  # the card's
         ("address", "Information you give us: your name, phone number and address", False),
         ("address", "We are in the Twijnstraat, near the Tolsteeg bridge.", False),
+        ("address", "Find us: on Instagram", False),
     ],
 )
 def test_a_passage_holds_a_value_by_its_shape(kind, text, held):
@@ -88,6 +105,17 @@ def test_the_best_passage_holding_what_is_asked_for_goes_first():
     # A passage that matched far worse than the best does not take its place.
     far = [hits[0], _hit("table", 0.026 * ASKED_FIRST_MIN_SHARE * 0.9, "| Saturday | 9:30 – 14:00 |")]
     assert asked_first(far, ("time",)) == far
+
+
+def test_every_hit_is_looked_at_as_scores_are_not_in_order():
+    # one_slot_per_page puts a page's version in the question's language first, so a
+    # better-scored hit can follow a worse one.
+    hits = [
+        _hit("talk", 0.026, "Saturdays are busy, please book ahead."),
+        _hit("translation", 0.010, "Samstags ist viel los."),
+        _hit("table", 0.022, "| Saturday | 9:30 – 14:00 |"),
+    ]
+    assert [h.id for h in asked_first(hits, ("time",))] == ["table", "talk", "translation"]
 
 
 def test_a_passage_must_hold_every_kind_asked_for():

@@ -183,3 +183,8 @@ def test_a_contact_page_keeps_its_own_address_that_the_footer_repeats():
     assert "12 Quay Street, Porthkerris" in result.documents[1].markdown
     assert "12 Quay Street" not in result.documents[2].markdown and "Own text of page 2" in result.documents[2].markdown
     assert "12 Quay Street, Porthkerris" in result.site_document.markdown  # and once site-wide, as before
+    # A footer unmarked on three pages is a footer: the contact page loses it too.
+    unmarked = [
+        replace(d, markdown=f"{d.markdown}\n\n{FOOTER}", chrome="") if i in (3, 4) else d for i, d in enumerate(docs)
+    ]
+    assert "12 Quay Street" not in strip_templates(unmarked, docs[0].url).documents[1].markdown

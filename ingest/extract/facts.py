@@ -404,8 +404,8 @@ def other_party(line: str) -> bool:
 # A paragraph's name, on a line of its own: "■根津店（お持ち帰り専門）", "【本店】".
 _BRACKETED = r"[\[【]([^\]】]{1,30})[\]】]"  # "[강남점]", "【本店】"
 # A bold line naming what follows, as a heading would: "**Doggy Daycare**", "**Grooming:**",
-# for the next few lines (a service's week and a note). *ours*
-NAMED_LINES = 6
+# for the next few lines (a service's week a day a line, and a note). *ours*
+NAMED_LINES = 8
 _BOLD_NAME = re.compile(r"^\s*\*\*[^*]{1,60}\*\*\s*:?\s*$")
 _BLOCK_NAME = re.compile(rf"^[■●◆□◇▶]\s*(.{{1,30}})$|^{_BRACKETED}$")
 # "〒110-0001 東京都台東区谷中3-11-8": a Japanese address, its postcode on the line before or not.
@@ -456,7 +456,7 @@ _POSTCODE_LINE = re.compile(  # "34710 Kadıköy/İstanbul": a district and its 
     r"^(?=.{6,60}$)(?:(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?|\d{3}\s\d{2})\s+[^\W\d]+(?:[ .,'/-]+[^\W\d]+)*\.?$"
 )
 # "Curitiba – PR, CEP 80240-030", "CEP: 80240-030": a Brazilian postcode, after its place or alone.
-_CEP_LINE = re.compile(r"^(?=.{8,60}$)(?:[^\W\d][\w .'-]*?(?:\s*[–-]\s*[A-Z]{2})?\s*,?\s*)?CEP:?\s*\d{5}-?\d{3}\.?$")
+_CEP_LINE = re.compile(r"^(?=.{8,70}$)(?:[^\W\d][\w .'–-]*?(?:\s*[–/-]\s*[A-Z]{2})?\s*,?\s*)?CEP:?\s*\d{5}-?\d{3}\.?$")
 _STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
 # Messengers a business gives as a way to reach it, by the host of its chat link.
 _CHAT_HOSTS = {
@@ -1056,8 +1056,12 @@ _DIGIT = re.compile(r"\d")
 
 
 def mentions_phone(text: str) -> bool:
-    """A phone number anywhere in `text` (7-15 digits, not a date or a span of years)."""
-    return any(_plausible_phone(match) for match in _PHONE.findall(text))
+    """A phone number anywhere in `text` (7-15 digits; not a date, a span of years or of
+    hours: "Open 10.00 - 18.00", "24.12.2024 - 02.01.2025", "2024-03-01")."""
+    return any(_plausible_phone(m) and not _NOT_A_PHONE.search(m) for m in _PHONE.findall(text))
+
+
+_NOT_A_PHONE = re.compile(r"^\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{2,4}|^\d{1,2}[.:]\d{2}\s*[-–]\s*\d{1,2}[.:]\d{2}")
 
 
 def mentions_email(text: str) -> bool:
@@ -1066,15 +1070,15 @@ def mentions_email(text: str) -> bool:
 
 def mentions_address(text: str) -> bool:
     """A postal address anywhere in `text`: a street with its postcode and place, a
-    postcode line ("3511 ZL Utrecht", "〒110-0001"), or a line labelled as one ("주소:
-    …", "**Address:** …")."""
+    postcode line ("3511 ZL Utrecht", "〒110-0001"), or a line with a number labelled as
+    one ("주소: …", "**Address:** …")."""
     for line in text.replace("**", "").splitlines():
         line = line.strip(" -*|")
-        label = line.split(":", 1)[0] if ":" in line else ""
+        if not _DIGIT.search(line):
+            continue  # every form has a number ("Find us: on Instagram" is none)
+        label = line.split(":", 1)[0]
         if _ADDRESS_WORDS.match(line) or any(_ADDRESS_WORDS.match(f"{part}:") for part in label.split(" / ")):
             return True  # "Address / Dirección: …", as the card labels in two languages
-        if not _DIGIT.search(line):
-            continue  # every other form has a number
         postcode = _POSTCODE_LINE.match(line) or _CEP_LINE.match(line) or _JP_POSTCODE.match(line)
         if postcode or _address_match(line) or _JP_ADDRESS.search(line):
             return True
