@@ -458,6 +458,7 @@ _POSTCODE_LINE = re.compile(  # "34710 Kadıköy/İstanbul": a district and its 
 # "Curitiba – PR, CEP 80240-030", "CEP: 80240-030": a Brazilian postcode, after its place or alone.
 _CEP_LINE = re.compile(r"^(?=.{8,70}$)(?:[^\W\d][\w .'–-]*?(?:\s*[–/-]\s*[A-Z]{2})?\s*,?\s*)?CEP:?\s*\d{5}-?\d{3}\.?$")
 _STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
+_DIGIT = re.compile(r"\d")
 # Messengers a business gives as a way to reach it, by the host of its chat link.
 _CHAT_HOSTS = {
     "t.me": "Telegram",
@@ -902,7 +903,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
         if not line:
             other, name = False, ""  # a paragraph ends
             continue
-        if (marked := _BLOCK_NAME.match(line)) and not re.search(r"\d", line):  # a name, not "● Open 9–5"
+        if (marked := _BLOCK_NAME.match(line)) and not _DIGIT.search(line):  # a name, not "● Open 9–5"
             name = _short_label(marked.group(1) or marked.group(2))
         if _TABLE_RULE.match(raw):
             continue
@@ -910,7 +911,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
             others = bool(_OTHER_HEADING.match(line.rstrip(": ")))
         if raw.lstrip().startswith("#"):
             heading, level, bold_name = line, len(raw.lstrip()) - len(raw.lstrip().lstrip("#")), ""
-        elif _BOLD_NAME.match(raw) and not re.search(r"\d", line):
+        elif _BOLD_NAME.match(raw) and not _DIGIT.search(line):
             # whose hours follow, unless it says only that they are hours, or which days
             bold_name = "" if _HOURS_WORDS.search(line) or _only_days(line) else line.rstrip(": ")
             named_at = len(lines)
@@ -1052,9 +1053,6 @@ def _address_match(text: str) -> re.Match | None:
     return match if match and match.group(3)[0].isupper() else None
 
 
-_DIGIT = re.compile(r"\d")
-
-
 def mentions_phone(text: str) -> bool:
     """A phone number anywhere in `text` (7-15 digits; not a date, a span of years or of
     hours: "Open 10.00 - 18.00", "24.12.2024 - 02.01.2025", "2024-03-01")."""
@@ -1076,9 +1074,9 @@ def mentions_address(text: str) -> bool:
         line = line.strip(" -*|")
         if not _DIGIT.search(line):
             continue  # every form has a number ("Find us: on Instagram" is none)
-        label = line.split(":", 1)[0]
-        if _ADDRESS_WORDS.match(line) or any(_ADDRESS_WORDS.match(f"{part}:") for part in label.split(" / ")):
-            return True  # "Address / Dirección: …", as the card labels in two languages
+        label = line.split(":", 1)[0]  # "Address / Dirección: …", as the card labels in two languages
+        if any(_ADDRESS_WORDS.match(f"{part}:") for part in label.split(" / ")):
+            return True
         postcode = _POSTCODE_LINE.match(line) or _CEP_LINE.match(line) or _JP_POSTCODE.match(line)
         if postcode or _address_match(line) or _JP_ADDRESS.search(line):
             return True
@@ -1154,7 +1152,7 @@ def _days_without_times(line: str, heading: str) -> bool:
     of two words ("So geschlossen", "Dim. fermé") or before closed or by appointment
     ("Sa, So geschlossen", "Fr nach Vereinbarung")."""
     named = _FULL_DAY.search(line) or (len(line.split()) <= 2 and _DAY.match(line)) or _leading_days(line)
-    if len(line) > 80 or not named or re.search(r"\d", line) or not _few_other_words(line):
+    if len(line) > 80 or not named or _DIGIT.search(line) or not _few_other_words(line):
         return False
     return bool(
         _CLOSED.search(line) or _BY_APPOINTMENT.search(line) or (heading != line and _HOURS_WORDS.search(heading))
