@@ -105,15 +105,16 @@ def strip_templates(documents: list[Document], homepage_url: str | None = None) 
     suffix = _common_title_suffix(documents)
     report = TemplateReport(template_lines=len(template))
     in_content = Counter(
-        line for doc in documents for line in {line.strip() for line in doc.markdown.splitlines()} if line in template
+        text for doc in documents for text in {raw.strip() for raw in doc.markdown.splitlines()} if text in template
     )
     stripped: list[Document] = []
     for doc in documents:
         kept, dropped_chars = [], 0
         own = contact_page(doc.url)
         for line in doc.markdown.splitlines():
-            if line.strip() in template and not (own and in_content[line.strip()] <= OWN_LINE_MAX_PAGES):
-                dropped_chars += len(line.strip())
+            text = line.strip()
+            if text in template and not (own and in_content[text] <= OWN_LINE_MAX_PAGES):
+                dropped_chars += len(text)
             else:
                 kept.append(line)
         remaining = "\n".join(kept).strip()
