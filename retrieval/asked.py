@@ -64,7 +64,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"πόσο (?:κοστίζει|κοστίζουν|κάνει|κάνουν|έχει)|τιμή|τιμές|κόστος|"
         r"ile (?:kosztuje|kosztują|płacę|zapłacę)|cena|ceny|cennik|koszt|"
         r"kolik (?:by |to )?(?:stojí|stál\w*|stojej|zaplatím|platím)|ceník|"
-        r"vad kostar|hvad koster|hva koster|priser?)\b"
+        r"vad kostar|hvad koster|hva koster|hur mycket|hvor (?:mye|meget)|kostar|koster|priser?)\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|价格|價格",
         re.IGNORECASE,
     ),
@@ -72,7 +72,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"\b(?:phone|telephone|call you|ring you|your number|text (?:you|us)|"
         r"(?:what|which)(?:'s| is)? (?:the |your )?number(?! of)|"
         r"telefon\w*|teléfono|numéro|téléphone|telefono|telefone|telefoon\w*|"
-        r"número(?! (?:máximo|mínimo|de))|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo)\b|\bwhatsapp\b|전화|電話|电话",
+        r"número(?! (?:máximo|mínimo|de))|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo|nummer)\b|\bwhatsapp\b|전화|電話|电话",
         re.IGNORECASE,
     ),
     "email": re.compile(

@@ -18,6 +18,8 @@ from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_first, asked_kinds, hol
         ("Kolik by stálo pronajmout si sál na hodinu?", ("price",)),
         ("和菓子作りの体験っておひとりいくらですか？", ("price",)),
         ("Ile kosztuje wymiana oleju?", ("price",)),
+        ("Hur mycket kostar det att klippa sig hos er?", ("price",)),
+        ("Vilket nummer ringer man för att nå er?", ("phone",)),
         ("Wat is jullie telefoonnummer?", ("phone",)),
         ("Kan ik jullie ook appen via WhatsApp?", ("phone",)),
         ("What number can I text you at?", ("phone",)),
