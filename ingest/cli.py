@@ -318,9 +318,9 @@ def _print_report(report: RunReport) -> None:
     print(f"  chunks: {c.added} added, {c.unchanged} unchanged, {c.deleted} deleted, {c.total} in the knowledge base")
     print(f"  embedding: {e.model}, {e.calls} calls, {e.tokens} tokens, ${report.spend_usd:.4f}")
     print(
-        "  site-wide text: header, footer and menus left out of every page; "
-        f"{report.templates.template_lines} more lines repeated across pages dropped "
-        f"({report.templates.chars_dropped} chars)"
+        "  site-wide text: header, footer and menus kept once, not on every page; "
+        f"{report.templates.template_lines} lines repeat across pages, "
+        f"{report.templates.chars_dropped} chars of them cut from the pages' own text"
     )
     for warning in report.warnings:
         print(f"  warning: {warning}")
