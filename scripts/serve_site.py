@@ -25,6 +25,22 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 
+def site_path(root: Path, url_path: str) -> Path | None:
+    """The file or folder under `root` (resolved) that a URL path names; None outside it."""
+    rel = posixpath.normpath(unquote(url_path)).lstrip("/")
+    target = (root / rel).resolve() if rel not in ("", ".") else root
+    return target if target == root or root in target.parents else None
+
+
+def page_file(named: Path) -> Path | None:
+    """The file served for what a URL path names: a folder's index.html, `page` as
+    `page.html` (clean URLs, as static hosts serve them); None when there is none."""
+    target = named / "index.html" if named.is_dir() else named
+    if not target.is_file() and target.suffix == "" and target.with_name(target.name + ".html").is_file():
+        target = target.with_name(target.name + ".html")
+    return target if target.is_file() else None
+
+
 class StaticSite:
     def __init__(self, root: str | Path, rewrite_hosts: tuple[str, ...] = (), port: int = 0) -> None:
         self.root = Path(root).resolve()
@@ -94,17 +110,13 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, site.body_overrides[raw_path])
         if raw_path in site.status_overrides:
             return self._send(site.status_overrides[raw_path], b"<h1>Unavailable</h1>")
-        rel = posixpath.normpath(unquote(raw_path)).lstrip("/")
-        target = (site.root / rel).resolve() if rel not in ("", ".") else site.root
-        if target != site.root and site.root not in target.parents:
+        named = site_path(site.root, raw_path)
+        if named is None:
             return self._not_found(site)
-        if target.is_dir():
-            if not raw_path.endswith("/"):
-                return self._send(301, b"", headers={"Location": raw_path + "/"})
-            target = target / "index.html"
-        if not target.is_file() and target.suffix == "" and target.with_name(target.name + ".html").is_file():
-            target = target.with_name(target.name + ".html")  # clean URLs, as static hosts serve them
-        if not target.is_file():
+        if named.is_dir() and not raw_path.endswith("/"):
+            return self._send(301, b"", headers={"Location": raw_path + "/"})
+        target = page_file(named)
+        if target is None:
             return self._not_found(site)
         body = site.read(target)
         etag = '"' + hashlib.sha1(body).hexdigest()[:16] + '"'

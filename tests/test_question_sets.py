@@ -9,24 +9,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from urllib.parse import unquote
 
 import pytest
 from bench_retrieval import SITES, _plain
 from bs4 import BeautifulSoup
 from conftest import CORPORA_MISSING, REPO
+from serve_site import page_file, site_path
 
 QUESTIONS = REPO / "scripts" / "questions"
 ANSWERS = {"en", "es", "de", "fr", "it", "pt", "nl", "tr", "ko", "ja", "el", "pl", "cs"}
-
-
-def _page_file(site: Path, path: str) -> Path | None:
-    """The file a site folder serves for a URL path ("/x/" -> x/index.html, "/x.html")."""
-    relative = unquote(path).lstrip("/")
-    for candidate in (site / relative / "index.html", site / relative, site / f"{relative}.html"):
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def _visible(file: Path) -> list[str]:
@@ -50,7 +41,7 @@ def test_every_question_points_at_pages_that_hold_its_answer(site):
         if not q["expected"]:
             assert not q.get("answer_snippet"), f"an unanswerable question has an answer: {q}"
             continue
-        files = [_page_file(folder, path) for path in q["expected"]]
+        files = [(named := site_path(folder.resolve(), path)) and page_file(named) for path in q["expected"]]
         assert all(files), f"{site} #{q['id']}: no page for {q['expected']}"
         snippets = q.get("answer_snippet")
         if not snippets:
