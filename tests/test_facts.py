@@ -61,6 +61,22 @@ def test_labelled_lines_of_text_are_read_and_dates_are_not_phone_numbers():
     assert not any(kind == "hours" and "2024" in value for kind, value in facts)  # a dated event is not hours
 
 
+def test_register_and_tax_numbers_beside_the_phone_are_no_phones():
+    """Footers write the company's register and tax numbers on the phone's line; the
+    caller must get the phone, not "KvK: 12345678" read out as one."""
+    lines = [
+        ("KvK: 12345678 | BTW: NL123456789B01 | Tel. 020 123 4567", "020 123 4567"),
+        ("Telefon: 030 987654 · USt-IdNr.: DE 123 456 789 · HRB 123456 B", "030 987654"),
+        ("Tel: 0312 345 67 89 - Vergi No: 1234567890 - Mersis: 0123456789012345", "0312 345 67 89"),
+        ("Org.nr 556677-8899, tel 031-12 34 56", "031-12 34 56"),
+        ("Registered office phone: 01632 960123, company no. 01234567", "01632 960123"),
+    ]
+    for line, phone in lines:
+        doc = parse_html(page(f"<h1>Kontakt</h1><p>{line}</p>"), "https://example.de/kontakt/")
+        phones = {f.value for f in doc.facts if f.kind == "phone"} - {"+49 30 123456"}  # the footer's
+        assert phones == {phone}, line
+
+
 def test_the_card_keeps_the_business_facts_and_drops_a_blog_posts():
     site = [
         ("https://example.de/", parse_html(page("<h1>Start</h1>"), "https://example.de/").facts),

@@ -177,6 +177,16 @@ _PHONE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _FAX = re.compile(r"\b(?:fax|telefax|faks|télécopie|telecopia|φαξ)\b|팩스|传真|ファックス|ファクス", re.IGNORECASE)
+# A company's register and tax numbers, which footers write beside the phone number
+# ("KvK: 12345678 | BTW: … | Tel. 020 …"): the number they label is no phone.
+_REGISTRY = re.compile(
+    r"\b(?:kvk|k\.v\.k|btw|vat|tva|ust|ust-?idnr|uid|st\.?-?nr|steuer\w*|hr[ab]|handelsregister|"
+    r"registergericht|amtsgericht|org\.?\s?nr|organisationsnummer|orgnr|cvr|cif|nif|rfc|cnpj|cpf|siret|siren|"
+    r"rcs|p\.?\s?iva|partita iva|codice fiscale|abn|acn|company (?:no|number)|registered|"
+    r"reg(?:istration)?\.?\s?(?:no|nr|number)|ičo|dič|nip|regon|krs|vergi\w*|vkn|mersis|ticaret sicil\w*|"
+    r"y-tunnus|zvr|gln|iban|bic|swift|konto\w*|blz|инн|огрн|кпп)\b|사업자|통신판매|法人番号|登録番号",
+    re.IGNORECASE,
+)
 _HOURS_WORDS = re.compile(
     r"\b(opening hours|(?:office|business|store|shop|our|service|visiting) hours|hours(?=\s*[:：])|open|"
     r"öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
@@ -943,9 +953,10 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
                 said = line[before : match.start()]  # what is said of this number: "대표전화 : … 팩스 : 02-777-4183"
                 first, before = before == 0, match.end()
                 fax = _FAX.search(said) or (not _PHONE_WORDS.search(said) and _FAX.search(line[: match.start()]))
-                if value and not (fax and not _PHONE_WORDS.search(said)):  # "Tel./Fax: …" is a phone too
-                    # after another number, only the last few words name it: "· Mobil: …", "| TEL …"
-                    named = said if first else re.split(r"[|·•;,]", said)[-1]
+                # after another number, only the last few words name it: "· Mobil: …", "| TEL …"
+                named = said if first else re.split(r"[|·•;,]", said)[-1]
+                registry = _REGISTRY.search(re.split(r"[|·•;,]", said)[-1]) and not _PHONE_WORDS.search(named)
+                if value and not (fax and not _PHONE_WORDS.search(said)) and not registry:  # "Tel./Fax" is a phone
                     label = (
                         (_short_label(named) if first or len(named.split()) <= 3 else "")
                         or _bracketed(line)
