@@ -51,6 +51,7 @@ SkipReason = Literal[
     "noindex",
     "canonical_elsewhere",
     "duplicate",
+    "soft_404",
     "missing",
 ]
 # A source's state after its last run; a run that met a site problem leaves "problem:<kind>".

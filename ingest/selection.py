@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from ingest.crawl.signals import Canonical, canonical_warning, follow, judge_canonicals, removal_warnings
 from ingest.crawl.urls import Scope, page_key
 from ingest.crawler import CrawlLog, PageRead
+from ingest.extract.notfound import says_not_found
 from ingest.models import Document, Page
 
 
@@ -52,6 +53,7 @@ def select_pages(
         "exclusion pattern": sorted(excluded_paths - read_paths),
     }
     noindex = {r.url for r in log.reads if r.doc.noindex or "noindex" in r.page.x_robots_tag.lower()}
+    not_found = {r.url for r in log.reads if says_not_found(r.doc)}  # a missing page answered with 200
     indexable = [r for r in log.reads if r.url not in noindex]
     canonical_of = {r.url: r.canonical for r in indexable}
     texts = {r.url: r.doc.markdown for r in indexable}
@@ -63,6 +65,8 @@ def select_pages(
             taken.setdefault("noindex", []).append(read.url)
         elif read.url in missing:
             continue
+        elif read.url in not_found:
+            taken.setdefault("page-not-found", []).append(read.url)
         elif canonicals.get(read.url) is Canonical.DUPLICATE:
             taken.setdefault("canonical", []).append(read.url)
         else:
@@ -87,7 +91,12 @@ def select_pages(
 
 
 # The report's skip reason for each rule selection applies.
-_SKIP_OF_RULE = {"noindex": "noindex", "duplicate": "duplicate", "canonical": "canonical_elsewhere"}
+_SKIP_OF_RULE = {
+    "noindex": "noindex",
+    "duplicate": "duplicate",
+    "canonical": "canonical_elsewhere",
+    "page-not-found": "soft_404",
+}
 
 
 def keepers_of(reads: list[PageRead], had_content: set[str]) -> dict[str | None, str]:
@@ -108,7 +117,7 @@ def _superseded(
     moved_on = {
         url for url, target in elsewhere.items() if indexed.get(page_key(target), url) != url and url not in log.gone
     }
-    return {*taken.get("canonical", []), *taken.get("duplicate", [])} | moved_on
+    return {*taken.get("canonical", []), *taken.get("duplicate", []), *taken.get("page-not-found", [])} | moved_on
 
 
 def _shown(url: str, scope: Scope) -> str:

@@ -369,3 +369,31 @@ def test_a_page_over_its_extraction_budget_is_skipped_and_the_crawl_goes_on(site
     report = run(site_dir_server.base + "/", load_settings(page_budget_s=0.3), business="slow")
     assert report.problem is None and report.pages.skipped.get("too_slow") == 1
     assert set(_chunk_paths(settings, "slow")) == {"/", "/about/"}
+
+
+def test_pages_that_say_they_are_missing_are_not_indexed(site_dir_server, settings):
+    """A missing page answered with 200 and "page not found", or a theme's "Oops! That
+    page can't be found.": no passage of it, and a page that turns into one loses its
+    chunks on the next run."""
+    names = ["about", "services", "prices", "contact"]
+    pages = {
+        f"{name or 'index'}/index.html" if name else "index.html": page(
+            name or "Home", f"<p>{prose(name or 'home', i)}</p>", nav=tuple(f"/{n}/" for n in names)
+        )
+        for i, name in enumerate(["", *names])
+    }
+    pages["tags/index.html"] = "page not found"
+    pages["offer/index.html"] = page(
+        "Page not found – Harbourlight",
+        "<h1>Oops! That page can’t be found.</h1><p>It looks like nothing was found here. Try a search?</p>",
+        nav=("/tags/",),
+    )
+    pages["about/index.html"] = pages["about/index.html"].replace("</main>", '<a href="/offer/">x</a></main>')
+    _write_pages(site_dir_server.root_dir, pages)
+    report = run(site_dir_server.base + "/", settings, business="soft")
+    paths = _chunk_paths(settings, "soft")
+    assert report.pages.skipped["soft_404"] == 2
+    assert "/tags/" not in paths and "/offer/" not in paths and paths["/prices/"] > 0
+    _write_pages(site_dir_server.root_dir, {"prices/index.html": page("404", "<h1>Error 404</h1><p>Not found.</p>")})
+    report = run(site_dir_server.base + "/", settings, business="soft")
+    assert report.pages.skipped["soft_404"] == 3 and "/prices/" not in _chunk_paths(settings, "soft")
