@@ -29,7 +29,7 @@ Kind = Literal["time", "price", "phone", "email", "address"]
 # wants the number; "Do you have a phone number?" does too). Left out before the kinds are read.
 _WAY_OF_ASKING = re.compile(
     r"\b(?:send|write|drop|shoot)\s+(?:you|us)\s+(?:an?\s+)?(?:e-?mail|mail|message|text)\b"
-    r"|\b(?:by|via|per|por|par|al|über|pelo|pela|tramite)\s+(?:e-?mail|mail|phone|telephone|teléfono|telefon|"
+    r"|\b(?:by|via|per|por|par|al|über|pelo|pela|tramite|pe|prin)\s+(?:e-?mail|mail|phone|telephone|teléfono|telefon|"
     r"téléphone|telefono|telefone|correo|courriel)\b",
     re.IGNORECASE,
 )
@@ -48,7 +48,9 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"τι ώρα|τι ώρες|ωράριο|μέχρι τι ώρα|από τι ώρα|ώρες λειτουργίας|"
         r"o której|do której|od której|godziny otwarcia|w jakich godzinach|"
         r"v kolik|do kolika|od kolika|otevírací doba|kdy máte otevřeno|"
-        r"när öppnar|när stänger|öppettider|åbningstider|åpningstider)\b"
+        r"när öppnar|när stänger|öppettider|åbningstider|åpningstider|"
+        r"la ce or[ăa]|până la ce or[ăa]|de la ce or[ăa]|până la c[âa]t|până c[âa]nd|c[âa]nd (?:deschideți|închideți)|"
+        r"programul|program de (?:lucru|funcționare|vară|iarnă)|orar(?:ul)?|hány órá\w*|meddig|mikortól|nyitvatartás\w*|mikor (?:nyit|zár)\w*)\b"
         r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|营业时间|營業時間",
         re.IGNORECASE,
     ),
@@ -64,7 +66,9 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"πόσο (?:κοστίζει|κοστίζουν|κάνει|κάνουν|έχει)|τιμή|τιμές|κόστος|"
         r"ile (?:kosztuje|kosztują|płacę|zapłacę)|cena|ceny|cennik|koszt|"
         r"kolik (?:by |to )?(?:stojí|stál\w*|stojej|zaplatím|platím)|ceník|"
-        r"vad kostar|hvad koster|hva koster|hur mycket|hvor (?:mye|meget)|kostar|koster|priser?)\b"
+        r"vad kostar|hvad koster|hva koster|hur mycket|hvor (?:mye|meget)|kostar|koster|priser?|"
+        r"c[âa]t (?:costă|costa|e|este|mă costă|ne costă|face|ar costa|ar fi)|pre[țţ]\w*|pretul|preturi\w*|tarif\w*|"
+        r"mennyibe (?:kerül|kerülne)|mennyi(?:t)? kell fizet\w*|árak\w*|díj\w*)\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|价格|價格",
         re.IGNORECASE,
     ),
@@ -72,7 +76,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"\b(?:phone|telephone|call you|ring you|your number|text (?:you|us)|"
         r"(?:what|which)(?:'s| is)? (?:the |your )?number(?! of)|"
         r"telefon\w*|teléfono|numéro|téléphone|telefono|telefone|telefoon\w*|"
-        r"número(?! (?:máximo|mínimo|de))|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo|nummer)\b|\bwhatsapp\b|전화|電話|电话",
+        r"número(?! (?:máximo|mínimo|de))|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo|nummer|"
+        r"num[ăa]r(?:ul)?(?! de)|v[ăa] pot suna|s[ăa] v[ăa] sun|hívhat\w*)\b|\bwhatsapp\b|전화|電話|电话",
         re.IGNORECASE,
     ),
     "email": re.compile(
@@ -90,7 +95,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"où (?:êtes|se trouve|vous trouver|sont)|dove (?:siete|si trova|vi trovate|sta)|"
         r"onde (?:fica|ficam|estão|é a clínica|vocês)|waar (?:zitten|zijn|is|vind)|nerede\w*|nerdesiniz|"
         r"διεύθυνση|πού (?:βρίσκεστε|βρίσκεται|είστε)|gdzie|kde (?:jste|sídlíte|vás najdu|se nachází)|"
-        r"var ligger|hvor (?:ligger|er i))\b|주소|어디|위치|住所|どこ|地址|在哪",
+        r"var ligger|hvor (?:ligger|er i)|unde (?:sunteți|sunteti|vă aflați|va aflati|aveți|e|este|vă găsesc|vă găsim)|"
+        r"pe ce stradă|hol (?:vagytok|vannak|van|található|találom|találhatók))\b|주소|어디|위치|住所|どこ|地址|在哪",
         re.IGNORECASE,
     ),
 }
@@ -110,9 +116,10 @@ _TIME = re.compile(
 # "1,500円", "80 zł", "free". *ours*
 _PRICE = re.compile(
     r"[$€£¥₺₩₹]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$)\s?\d"
-    r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔)(?!\w)"
+    r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|lei|RON|Ft|HUF|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔)(?!\w)"
     r"|\d+\s?만\s?원"
-    r"|(?<!feel )(?<![-\w])free\b|\b(?:gratis|gratuit\w*|kostenlos|gratuito|ücretsiz|δωρεάν|bezpłatn\w*|zdarma)\b|무료|無料|免费",
+    r"|(?<!feel )(?<![-\w])free\b|\b(?:gratis|gratuit\w*|kostenlos|gratuito|ücretsiz|δωρεάν|bezpłatn\w*|zdarma|ingyen\w*)\b"
+    r"|무료|無料|免费",
     re.IGNORECASE,
 )
 _HOLDS: dict[Kind, Callable[[str], bool]] = {
