@@ -86,6 +86,16 @@ def test_the_tokenizer_prefers_the_best_scoring_split(e5):
     assert tokenizer.ids("\U0001d11e") in ([tokenizer.index["▁"], tokenizer.unk], [tokenizer.unk])
 
 
+def test_word_by_word_splits_are_the_whole_texts_split(e5):
+    """Questions are split a word at a time (and the words' splits kept): that is the
+    whole text's best split because no piece holds the metaspace past its start."""
+    tokenizer: Tokenizer = e5[1].tokenizer
+    assert not [piece for piece in tokenizer.index if "▁" in piece[1:]]
+    texts = [*QUESTIONS, "open open open? opening, reopened", "what's your e-mail@address.com?"]
+    for text in texts + texts:  # the second time from the kept words
+        assert tokenizer.ids(text) == tokenizer._split(tokenizer._text(text)), text
+
+
 def test_a_graph_written_in_wire_format_runs_as_numpy_computes_it():
     """Ints (negative ones too), floats and int lists as attributes, a weight, free and
     fixed dimensions: onnxruntime reads what onnxwire writes and computes it."""

@@ -25,6 +25,8 @@ _BLOCK = 32  # weights per 4-bit block
 _BLOCK_BYTES = 18  # an fp16 scale and 16 bytes of nibbles
 _META = "\u2581"  # SentencePiece's word-start marker
 _SPACES = re.compile(" {2,}")
+_WORD_START = re.compile(f"(?={_META})")
+WORD_CACHE = 50_000  # words' splits kept (a few MB); emptied when full
 _PREFIX = "query: "
 
 
@@ -152,6 +154,7 @@ class Tokenizer:
         self.unk_score = min(self.scores) - 10.0
         self.longest = max(map(len, pieces))
         self.table = model.normalise
+        self._words: dict[str, tuple[int, ...]] = {}
 
     def _text(self, text: str) -> str:
         text = _SPACES.sub(" ", text.split("\0", 1)[0].translate(self.table))
@@ -159,8 +162,22 @@ class Tokenizer:
 
     def ids(self, text: str) -> list[int]:
         """Content ids of `text` (no <s> or </s>): the best-scoring split into pieces,
-        an unknown character scoring the lowest piece's score less 10."""
-        text = self._text(text)
+        an unknown character scoring the lowest piece's score less 10. No piece holds the
+        metaspace but at its start, so the best split of a text is its words' best splits
+        (each word from its metaspace on): those are kept, and callers' questions repeat
+        their words ("what", "your", "open")."""
+        ids: list[int] = []
+        for word in _WORD_START.split(self._text(text)):
+            if word:
+                found = self._words.get(word)
+                if found is None:
+                    if len(self._words) >= WORD_CACHE:
+                        self._words.clear()
+                    found = self._words[word] = tuple(self._split(word))
+                ids.extend(found)
+        return ids
+
+    def _split(self, text: str) -> list[int]:
         size = len(text)
         best, piece, start = [-1e30] * (size + 1), [0] * (size + 1), [0] * (size + 1)
         best[0] = 0.0
