@@ -146,6 +146,11 @@ class Services:
         # With a shared database the workers run the jobs (ops/queue.py); this process only serves.
         self.jobs = QueueJobs(settings) if settings.database_url else JobRunner()
         self.admin_token = announce(settings, announce_url) if announce_url else None
+        # The first caller would wait ~1-2 s for the model, the store and the off-topic
+        # questions' vectors: loaded beside the serving instead (a search arriving
+        # meanwhile waits for the part it needs, as it would have).
+        self._warm_up = threading.Thread(target=self.searcher.warm_up, name="warm-up", daemon=True)
+        self._warm_up.start()
 
     def state(self, call: Callable[[StateStore], T]) -> T:
         """One state call at a time: the connection is shared by the server's threads."""
@@ -165,6 +170,7 @@ class Services:
         if self.admin_token:
             withdraw(self.settings, self.admin_token)
         self.jobs.close()
+        self._warm_up.join()  # it may be opening a store that close() must close
         self.searcher.close()
         self._state.close()
 

@@ -7,6 +7,7 @@ vector stores and the query embedder open (the API holds one for its lifetime);
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import threading
@@ -27,6 +28,8 @@ from ingest.kb.store import Hit, SearchMode, SharedStore, open_existing_store
 from ingest.settings import Settings, load_settings
 from retrieval.asked import asked_first, asked_kinds
 from retrieval.check import AnswerCheck
+
+log = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 1000
 # Two passages whose word sets overlap this much say the same thing: one is enough. *ours*
@@ -313,6 +316,12 @@ HUB_NEIGHBOURS = 10
 OFFTOPIC_QUESTIONS = Path(__file__).with_name("offtopic_questions.txt")
 
 
+# embedder id -> (the off-topic questions' languages, their vectors): the same for every
+# searcher of a process.
+_OFFTOPIC: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+_OFFTOPIC_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=1)
 def offtopic_questions() -> tuple[tuple[str, str], ...]:
     """(language, question) lines of offtopic_questions.txt."""
@@ -465,7 +474,6 @@ class Searcher:
         self._translations: dict[str, tuple[int, dict[str, str]]] = {}
         # business -> URL -> its statements (one_slot_per_page), emptied with _translations
         self._sizes: dict[str, dict[str, int]] = {}
-        self._offtopic: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # embedder -> (languages, vectors)
         self._check = AnswerCheck(settings) if settings.answer_check == "openai" else None
 
     def __enter__(self) -> Searcher:
@@ -594,15 +602,44 @@ class Searcher:
     def _offtopic_of(self, embedder: Embedder, lang: str | None) -> np.ndarray:
         """The off-topic questions' vectors in `lang` (all of them for a language they are
         not written in), embedded once per model and process."""
-        found = self._offtopic.get(embedder.id)
+        found = _OFFTOPIC.get(embedder.id)
         if found is None:  # embedded outside the lock: other searches go on meanwhile
             questions = offtopic_questions()
             vectors = embedder.embed_queries([q for _, q in questions])  # type: ignore[attr-defined]
-            with self._lock:
-                found = self._offtopic.setdefault(embedder.id, (np.asarray([lang for lang, _ in questions]), vectors))
+            with _OFFTOPIC_LOCK:
+                found = _OFFTOPIC.setdefault(embedder.id, (np.asarray([lang for lang, _ in questions]), vectors))
         langs, vectors = found
         mine = langs == lang
         return vectors[mine] if mine.any() else vectors
+
+    def warm_up(self) -> list[str]:
+        """Load now what the first questions would otherwise wait for: each recorded
+        embedder's model, its store, the off-topic questions' vectors its ranking across
+        languages uses, and the businesses' lexical analysers. Returns the embedders made
+        ready. What fails here is left for the searches that meet it to report."""
+        if not self.settings.state_exists():
+            return []
+        with self._lock:
+            if self._state is None:
+                self._state = StateStore(self.settings.state_location, shared=True)
+            businesses = self._state.businesses.all()
+            embedders = sorted({e for e in map(self._state.businesses.embedder_of, businesses) if e})
+            languages = {lang for b in businesses for lang in self._state.businesses.lexical_of(b)[1]}
+        ready = []
+        for embedder_id in embedders:
+            try:
+                embedder, store = self._open(embedder_id)
+                if store is None:
+                    continue
+                embedder.embed_query("warm-up")  # the model itself (not the query cache)
+                if HUB_PENALTY.get(embedder.model):
+                    self._offtopic_of(embedder, None)
+            except Exception as exc:  # noqa: BLE001 (a search reports it, in its own words)
+                log.warning("warm-up of %s failed: %s", embedder_id, exc)
+                continue
+            ready.append(embedder_id)
+        query_terms("warm-up", tuple(sorted(languages)))
+        return ready
 
     def _page_size(self, business: str, store: SharedStore, url: str) -> int:
         """A page's statements, read once per run of its business (asked only when two

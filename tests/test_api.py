@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import jsonschema
 import pytest
 from conftest import DEMO_SITE, StaticSite, crawl_env
@@ -11,6 +13,7 @@ from ingest.kb.state import StateStore
 from ingest.pipeline import run
 from ingest.settings import load_settings
 from retrieval.api import create_app
+from retrieval.search import Searcher
 
 BAKERY = {
     "index.html": "<h1>Panadería Sol</h1><p>Panadería Sol bakes bread in Valencia every morning since 1987, with "
@@ -48,6 +51,9 @@ def kb(tmp_path_factory):
         state.close()
         with TestClient(create_app(settings)) as client:
             yield client, keys, revoked, settings
+
+
+search_module = sys.modules["retrieval.search"]  # the package exports a function of that name
 
 
 def _auth(key):
@@ -290,3 +296,26 @@ def test_an_unreachable_shared_database_is_a_503_to_retry_not_a_500():
         response = asyncio.run(_internal_error(None, exc))
         assert response.status_code == 503 and response.headers["retry-after"] == "5"
     assert asyncio.run(_internal_error(None, KeyError("x"))).status_code == 500
+
+
+def test_the_model_and_store_are_loaded_before_the_first_question(kb, monkeypatch):
+    """A server loads each recorded embedder, its store and the off-topic questions'
+    vectors as it starts, not while its first caller waits."""
+    *_, settings = kb
+    offtopic: dict = {}
+    monkeypatch.setattr(search_module, "_OFFTOPIC", offtopic)
+    with TestClient(create_app(settings)) as fresh:
+        services = fresh.app.state.services
+        services._warm_up.join(timeout=120)
+        searcher = services.searcher
+        embedder_id = searcher.embedder_id("harbour")
+        assert embedder_id in searcher._embedders and searcher._stores.get(embedder_id) is not None
+        if search_module.HUB_PENALTY.get(searcher._embedders[embedder_id].model):
+            assert list(offtopic) == [embedder_id]
+
+
+def test_warming_up_an_empty_data_folder_does_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path / "nothing"))
+    with Searcher(load_settings()) as searcher:
+        assert searcher.warm_up() == []
+    assert not (tmp_path / "nothing").exists()
