@@ -28,7 +28,7 @@ QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def e5():
-    return LocalE5()._load()
+    return LocalE5()._load(), LocalE5.question_encoder()
 
 
 def test_questions_get_the_engines_tokens_and_vectors(e5):

@@ -68,7 +68,7 @@ def test_a_long_question_is_embedded_on_one_openmp_thread_and_passages_on_all(mo
     from ingest.kb import embed
 
     model = LocalE5()
-    engine, questions = model._load()
+    engine, questions = model._load(), LocalE5.question_encoder()
     long_question = "what time is check-in, and can we arrive late at night? " * 60
     assert not questions.fits(questions.ids(long_question))
     gomp = embed._engine_openmp(engine)
@@ -102,3 +102,26 @@ def test_a_long_question_is_embedded_on_one_openmp_thread_and_passages_on_all(mo
     assert seen == {"query": 1, "passage": 3} and after == 3
     assert elsewhere and elsewhere[0] != 1  # a thread of its own keeps OpenMP's default
     assert np.allclose(vector, query([long_question])[0])
+
+
+def test_a_processs_first_question_goes_to_the_engine_and_the_rest_to_the_graph():
+    """A one-off search (or an ingest run) does not build the questions' graph; the
+    second call of a process does, and both give the question the same vector."""
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np\n"
+        "from ingest.kb.embed import LocalE5\n"
+        "m = LocalE5()\n"
+        "m.embed_documents(['Check-in is from 15:00.'])\n"
+        "passages_only = LocalE5._questions is None\n"
+        "first = np.array(m.embed_query('when is check-in?'))\n"
+        "after_first = LocalE5._questions is None\n"
+        "second = np.array(m.embed_query('when is check-in?'))\n"
+        "print(passages_only, after_first, LocalE5._questions is not None, round(float(first @ second), 5))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
+    passages_only, after_first, after_second, cosine = out.stdout.split()
+    assert (passages_only, after_first, after_second) == ("True", "True", "True")
+    assert float(cosine) > 0.9998

