@@ -666,6 +666,19 @@ def test_a_question_written_as_a_button_inside_a_heading_is_kept():
     assert "## Why events are different\n" in md and "🔗" not in md
 
 
+def test_a_heading_inside_a_list_item_is_its_bold_first_line():
+    # FAQ accordions as lists of <li><h4>question</h4>answer</li>: "- #### Do you groom
+    # cats?" was no heading to chunking and would be read out with its marks.
+    faq = (
+        "<h2>Questions</h2><ul><li><h4>Do you groom <b>cats</b>?</h4><p>Sorry, dogs only.</p></li>"
+        "<li><h3>What do you accept?</h3>Cash and cards.</li></ul><h2>Prices</h2><p>From €45.</p>"
+    )
+    md = parse_html(_page(f"<h1>FAQ</h1>{faq}"), "https://x.example/faq/").markdown
+    assert "- **Do you groom cats?**" in md and "- **What do you accept?**" in md
+    assert not [line for line in md.splitlines() if line.lstrip().startswith("-") and "#" in line]
+    assert "## Questions\n" in md and "## Prices\n" in md and "Sorry, dogs only." in md
+
+
 def test_a_bold_question_paragraph_opens_its_answers_paragraph():
     # A Wix FAQ: each question a paragraph in a bold-styled <span>, its answer the next
     # paragraph. Apart, a question ended one passage and its answer began the next.

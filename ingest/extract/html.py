@@ -148,6 +148,15 @@ class _Converter(MarkdownConverter):
     def convert_hr(self, el, text, *args, **kwargs):
         return "\n\n"
 
+    def convert_hN(self, n, el, text, parent_tags):
+        """A heading inside a list item (an FAQ accordion's question) is the item's bold
+        first line: Markdown has no heading there, and "- #### Do you groom cats?" is
+        neither a heading to chunking nor something to read to a caller."""
+        if "li" in parent_tags and "_inline" not in parent_tags:
+            text = " ".join(text.replace("**", "").split())  # bold within: the whole line is
+            return f"\n\n**{text}**\n\n" if text else ""
+        return super().convert_hN(n, el, text, parent_tags)
+
 
 def _to_markdown(node: Tag) -> str:
     md = _Converter(
