@@ -163,5 +163,10 @@ def asked_first(hits: list[Hit], kinds: tuple[Kind, ...]) -> list[Hit]:
     return hits
 
 
+def holds_every(text: str, kinds: tuple[Kind, ...]) -> bool:
+    """Whether `text` holds a value of each of `kinds`."""
+    return all(holds(kind, text) for kind in kinds)
+
+
 def _holds_all(hit: Hit, kinds: tuple[Kind, ...]) -> bool:
-    return all(holds(kind, hit.payload.get("text", "")) for kind in kinds)
+    return holds_every(hit.payload.get("text", ""), kinds)

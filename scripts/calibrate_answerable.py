@@ -2,7 +2,9 @@
 """Fits the `answerable` model (retrieval/search.py CONFIDENCE_WEIGHTS) on the question
 sets in scripts/questions/: a logistic regression over the answer signals of every
 question, labelled by whether the site answers it, then the threshold that flags the
-most unanswerable questions while flagging at most 5% of the answerable ones.
+most unanswerable questions while flagging at most 5% of the answerable ones. A question
+whose first passage holds the kind of value it asks for (`asked_held`) is never flagged
+(retrieval/search.py: answer_confidence), so the threshold is set on the others.
 
     .venv/bin/python scripts/calibrate_answerable.py [--sites ...] [--models ...] [--keep DIR]
 
@@ -30,10 +32,10 @@ MAX_FLAGGED_ANSWERABLE = 0.05
 def fit(rows: list[tuple[list[float], int]], l2: float = 0.01, steps: int = 3000, lr: float = 0.5) -> list[float]:
     """Logistic regression by gradient descent on standardised signals; the weights
     returned apply to the raw signals (weights[0] is the bias)."""
-    columns = list(zip(*(x for x, _ in rows)))
+    columns = list(zip(*(x for x, *_ in rows)))
     means = [sum(c) / len(c) for c in columns]
     stds = [math.sqrt(sum((v - m) ** 2 for v in c) / len(c)) or 1.0 for c, m in zip(columns, means)]
-    scaled = [([(v - m) / sd for v, m, sd in zip(x, means, stds)], y) for x, y in rows]
+    scaled = [([(v - m) / sd for v, m, sd in zip(x, means, stds)], y) for x, y, *_ in rows]
     w = _fit_scaled(scaled, l2, steps, lr)
     raw = [wi / sd for wi, sd in zip(w[1:], stds)]
     return [w[0] - sum(r * m for r, m in zip(raw, means)), *raw]
@@ -66,15 +68,15 @@ def prob(w: list[float], x: list[float]) -> float:
 
 def threshold(w: list[float], rows) -> float:
     """The highest threshold that flags at most 5% of the answerable questions."""
-    answerable = sorted(prob(w, x) for x, y in rows if y)
-    allowed = int(MAX_FLAGGED_ANSWERABLE * len(answerable))
+    answerable = sorted(prob(w, x) for x, y, held in rows if y and not held)
+    allowed = int(MAX_FLAGGED_ANSWERABLE * sum(y for _, y, _ in rows))  # a share of all answerable ones
     return answerable[allowed] if answerable else 0.5
 
 
 def judge(w, t, rows) -> dict:
-    flagged_un = sum(prob(w, x) < t for x, y in rows if not y)
-    flagged_ans = sum(prob(w, x) < t for x, y in rows if y)
-    un = sum(1 for _, y in rows if not y)
+    flagged_un = sum(prob(w, x) < t and not held for x, y, held in rows if not y)
+    flagged_ans = sum(prob(w, x) < t and not held for x, y, held in rows if y)
+    un = sum(1 for _, y, _ in rows if not y)
     ans = len(rows) - un
     return {
         "unanswerable_flagged": f"{flagged_un}/{un}",
@@ -111,7 +113,7 @@ def main() -> None:
                 for q in json.loads(questions_file.read_text(encoding="utf-8")):
                     s = searcher.answer(site, q["question"], 5).signals
                     by_site.setdefault(f"{site}/{model}", []).append(
-                        ([getattr(s, f) for f in FEATURES], int(bool(q["expected"])))
+                        ([getattr(s, f) for f in FEATURES], int(bool(q["expected"])), bool(s.asked_held))
                     )
     rows = [r for site_rows in by_site.values() for r in site_rows]
     w = fit(rows)

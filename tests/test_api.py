@@ -250,6 +250,24 @@ def test_a_search_says_whether_it_found_an_answer(kb):
     assert nonsense["answerable"] is False and nonsense["confidence"] < found["confidence"]
 
 
+def test_a_first_passage_holding_the_value_asked_for_answers(kb):
+    """ "Where exactly are you located?" shares no word with the card's "Address: …": the
+    passage still answers, since it holds the kind of value asked for. A question that
+    asks for no such value gets no such pass."""
+    *_, settings = kb
+    weights, threshold = search_module.CONFIDENCE_MODELS["multilingual-e5-small-q4"]
+    with Searcher(settings) as searcher:
+        assert searcher.embedder_id("harbour").startswith("multilingual-e5-small-q4")
+        located = searcher.answer("harbour", "Where exactly are you located?")
+        assert located.signals.asked_held == 1.0 and located.answerable and located.confidence >= threshold
+        sauna = searcher.answer("harbour", "Do you have a sauna or a spa?")
+        assert sauna.signals.asked_held == 0.0 and not sauna.answerable
+    weak = search_module.AnswerSignals(0.78, 1.0, 0.0, 0.0, 0.0, 0.0)
+    assert search_module.answer_confidence(weak, "multilingual-e5-small-q4")[0] < threshold
+    held = search_module.AnswerSignals(0.78, 1.0, 0.0, 0.0, 0.0, 0.0, asked_held=1.0)
+    assert search_module.answer_confidence(held, "multilingual-e5-small-q4")[0] == threshold
+
+
 def test_responses_match_the_openapi_document(kb):
     client, keys, *_ = kb
     spec = client.get("/openapi.json").json()
