@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ingest.index.chunk import body_of
-from ingest.kb.embed import Embedder, make_embedder
+from ingest.kb.embed import Embedder, is_local, make_embedder
 from ingest.kb.lexical import ANALYSED_LANGUAGES, document_terms, query_language, query_language_votes, query_terms
 from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
 from ingest.kb.state import StateStore
@@ -626,9 +626,10 @@ class Searcher:
 
     def warm_up(self) -> list[str]:
         """Load now what the first questions would otherwise wait for: each recorded
-        embedder's model, its store, the off-topic questions' vectors its ranking across
-        languages uses, and the businesses' lexical analysers. Returns the embedders made
-        ready. What fails here is left for the searches that meet it to report."""
+        embedder's store and, for a local model, the model and the off-topic questions'
+        vectors its ranking across languages uses; and the businesses' lexical analysers.
+        Returns the embedders made ready. What fails here is left for the searches that
+        meet it to report."""
         if not self.settings.state_exists():
             return []
         with self._lock:
@@ -643,9 +644,10 @@ class Searcher:
                 embedder, store = self._open(embedder_id)
                 if store is None:
                     continue
-                embedder.embed_query("warm-up")  # the model itself (not the query cache)
-                if HUB_PENALTY.get(embedder.model):
-                    self._offtopic_of(embedder, None)
+                if is_local(embedder):  # a paid model has nothing to load, and is not asked
+                    embedder.embed_query("warm-up")  # the model itself (not the query cache)
+                    if HUB_PENALTY.get(embedder.model):
+                        self._offtopic_of(embedder, None)
             except Exception as exc:  # noqa: BLE001 (a search reports it, in its own words)
                 log.warning("warm-up of %s failed: %s", embedder_id, exc)
                 continue

@@ -332,6 +332,25 @@ def test_the_model_and_store_are_loaded_before_the_first_question(kb, monkeypatc
             assert list(offtopic) == [embedder_id]
 
 
+def test_warming_up_never_asks_a_paid_embedder(kb, monkeypatch):
+    """A knowledge base embedded by OpenAI has no model to load: the warm-up opens its
+    store and makes no call (which would be paid, at every start)."""
+    *_, settings = kb
+
+    class Paid:
+        model, dimensions = "text-embedding-3-small", 1536
+
+        def embed_query(self, text):
+            raise AssertionError("the warm-up asked a paid embedder")
+
+        embed_queries = embed_query
+
+    with Searcher(settings) as searcher:
+        opened = []
+        monkeypatch.setattr(searcher, "_open", lambda embedder_id: opened.append(embedder_id) or (Paid(), object()))
+        assert searcher.warm_up() == opened == [searcher.embedder_id("harbour")]
+
+
 def test_warming_up_an_empty_data_folder_does_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path / "nothing"))
     with Searcher(load_settings()) as searcher:

@@ -135,6 +135,11 @@ class _LocalModel(ABC):
         return np.vstack(rows).astype(np.float32) if rows else np.zeros((0, self.dimensions), np.float32)
 
 
+def is_local(embedder: Embedder) -> bool:
+    """Whether `embedder` runs here, at no cost per call (not a provider's API)."""
+    return isinstance(embedder, _LocalModel)
+
+
 def _package_dir(module: str, package: str) -> Path:
     spec = find_spec(module)
     if spec is None or not spec.submodule_search_locations:
