@@ -630,14 +630,18 @@ class Searcher:
         vectors its ranking across languages uses; and the businesses' lexical analysers.
         Returns the embedders made ready. What fails here is left for the searches that
         meet it to report."""
-        if not self.settings.state_exists():
+        try:
+            if not self.settings.state_exists():
+                return []
+            with self._lock:
+                if self._state is None:
+                    self._state = StateStore(self.settings.state_location, shared=True)
+                businesses = self._state.businesses.all()
+                embedders = sorted({e for e in map(self._state.businesses.embedder_of, businesses) if e})
+                languages = {lang for b in businesses for lang in self._state.businesses.lexical_of(b)[1]}
+        except Exception as exc:  # noqa: BLE001 (an unreachable database: the searches say so)
+            log.warning("warm-up could not read the state: %s", exc)
             return []
-        with self._lock:
-            if self._state is None:
-                self._state = StateStore(self.settings.state_location, shared=True)
-            businesses = self._state.businesses.all()
-            embedders = sorted({e for e in map(self._state.businesses.embedder_of, businesses) if e})
-            languages = {lang for b in businesses for lang in self._state.businesses.lexical_of(b)[1]}
         ready = []
         for embedder_id in embedders:
             try:

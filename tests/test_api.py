@@ -351,6 +351,21 @@ def test_warming_up_never_asks_a_paid_embedder(kb, monkeypatch):
         assert searcher.warm_up() == opened == [searcher.embedder_id("harbour")]
 
 
+def test_a_warm_up_that_cannot_read_the_state_says_so_and_stops(tmp_path, monkeypatch, caplog):
+    """An unreachable shared database: a warning, not a thread's traceback; the searches
+    then answer 503 as before."""
+    from ingest.kb.db import StateUnavailable
+
+    def unreachable(self):
+        raise StateUnavailable("cannot open the state database")
+
+    monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path))
+    with Searcher(load_settings()) as searcher:
+        monkeypatch.setattr(type(searcher.settings), "state_exists", unreachable)
+        assert searcher.warm_up() == []
+    assert "cannot open the state database" in caplog.text
+
+
 def test_warming_up_an_empty_data_folder_does_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("SITEKB_DATA_DIR", str(tmp_path / "nothing"))
     with Searcher(load_settings()) as searcher:
