@@ -954,8 +954,9 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
                 first, before = before == 0, match.end()
                 fax = _FAX.search(said) or (not _PHONE_WORDS.search(said) and _FAX.search(line[: match.start()]))
                 # after another number, only the last few words name it: "· Mobil: …", "| TEL …"
-                named = said if first else re.split(r"[|·•;,]", said)[-1]
-                registry = _REGISTRY.search(re.split(r"[|·•;,]", said)[-1]) and not _PHONE_WORDS.search(named)
+                last = re.split(r"[|·•;,]", said)[-1]
+                named = said if first else last
+                registry = _REGISTRY.search(last) and not _PHONE_WORDS.search(named)
                 if value and not (fax and not _PHONE_WORDS.search(said)) and not registry:  # "Tel./Fax" is a phone
                     label = (
                         (_short_label(named) if first or len(named.split()) <= 3 else "")
