@@ -135,6 +135,49 @@ async def load(
     return latencies, time.perf_counter() - started
 
 
+async def load_lean(
+    base: str, keys: dict[str, str], queries: list[str], clients: int, requests: int
+) -> tuple[list[float], float]:
+    """`load` with a client that costs the shared cores next to nothing: each request's
+    bytes are written before its clock starts, and the response is read on a kept-open
+    connection without parsing more than its status line and length. httpx's client
+    takes ~2 ms of CPU a request, on the 2 cores the server needs (docs/benchmarks.md,
+    tenth round); a caller's assistant sends its questions from another machine."""
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    latencies: list[float] = []
+    businesses = list(keys)
+    counter = iter(range(requests))
+
+    def request(business: str, query: str) -> bytes:
+        body = json.dumps({"query": query, "top_k": 5}).encode()
+        head = (
+            f"POST /v1/search HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {keys[business]}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        return head.encode() + body
+
+    async def client(n: int) -> None:
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            for i in counter:
+                raw = request(businesses[(i * 7 + n) % len(businesses)], queries[i % len(queries)])
+                started = time.perf_counter()
+                writer.write(raw)
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = int(re.search(rb"(?i)\r\ncontent-length: *(\d+)", head).group(1))
+                await reader.readexactly(length)
+                latencies.append((time.perf_counter() - started) * 1000)
+                if not head.startswith(b"HTTP/1.1 200"):
+                    status = head.split(b"\r\n", 1)[0].decode()
+                    raise RuntimeError(f"the server answered {status}")
+        finally:
+            writer.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(client(n) for n in range(clients)))
+    return latencies, time.perf_counter() - started
+
+
 def in_process(data_dir: Path, keys: dict[str, str], queries: list[str], n: int) -> dict:
     os.environ["SITEKB_DATA_DIR"] = str(data_dir)
     from ingest.kb.embed import make_embedder
@@ -174,6 +217,13 @@ def main() -> None:
     parser.add_argument("--layout", action="append", default=None, help="BUSINESSESxCHUNKS, e.g. 100x1000")
     parser.add_argument("--clients", type=int, action="append", default=None, help="concurrent clients (repeatable)")
     parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument(
+        "--client",
+        choices=["lean", "httpx"],
+        default="lean",
+        help="lean: raw HTTP/1.1 on kept-open connections (the server's time); httpx: httpx's AsyncClient "
+        "(the figures before 2026-12-04's tenth round)",
+    )
     parser.add_argument("--site-language", default="", help="the pages' language; questions are asked in English")
     args = parser.parse_args()
     rng = random.Random(7)
@@ -217,7 +267,9 @@ def main() -> None:
             http = {}
             for level, clients in enumerate(levels):
                 fresh = queries[50 + level * args.requests : 50 + (level + 1) * args.requests]
-                latencies, seconds = asyncio.run(load(base, keys, fresh, clients, args.requests))
+                latencies, seconds = asyncio.run(
+                    (load if args.client == "httpx" else load_lean)(base, keys, fresh, clients, args.requests)
+                )
                 http[f"{clients}_clients"] = {
                     "p50_ms": _percentile(latencies, 0.5),
                     "p95_ms": _percentile(latencies, 0.95),
@@ -233,6 +285,7 @@ def main() -> None:
             {
                 "layout": layout,
                 "site_language": args.site_language or None,
+                "client": args.client,
                 "chunks_total": businesses * chunks,
                 "build_s": round(build_s, 1),
                 "http_with_embedding": http,
