@@ -937,3 +937,55 @@ def test_an_address_given_as_lines_in_structured_data_keeps_its_parts_apart():
 def test_a_booking_link_is_a_whole_address_the_assistant_can_send():
     doc = parse_html(page('<p><a href="/book/">Book Now</a></p>', lang="en"), "https://g.example/hours-location/")
     assert [f.value for f in doc.facts if f.kind == "booking"] == ["https://g.example/book/"]
+
+
+def _hours_of(body: str, url: str, lang: str = "en") -> list[str]:
+    return [f.value for f in parse_html(page(body, lang=lang), url).facts if f.kind == "hours"]
+
+
+def test_an_hours_table_whose_header_row_names_the_days_gives_each_row_its_days():
+    """Days as columns ("| | 平日 | 土・日・祝日 |"), places or services as rows: each
+    time reads with its column's days, so the weekend's other opening time is not lost."""
+    japanese = (
+        "<h1>営業案内</h1><h2>営業時間</h2><table><thead><tr><th></th><th>平日</th><th>土・日・祝日</th></tr></thead>"
+        "<tbody><tr><th>店舗（お持ち帰り）</th><td>10:00～18:00</td><td>9:30～18:00</td></tr>"
+        "<tr><th>甘味処</th><td>11:00～17:00</td><td>11:00～17:30</td></tr></tbody></table>"
+    )
+    assert _hours_of(japanese, "https://wagashi.example/hours/", "ja") == [
+        "店舗（お持ち帰り） 平日 10:00～18:00 土・日・祝日 9:30～18:00",
+        "甘味処 平日 11:00～17:00 土・日・祝日 11:00～17:30",
+    ]
+    german = (
+        "<h1>Öffnungszeiten</h1><table><tr><th>Bereich</th><th>Mo–Fr</th><th>Sa</th><th>So</th></tr>"
+        "<tr><td>Praxis</td><td>8–18 Uhr</td><td>9–12 Uhr</td><td>geschlossen</td></tr></table>"
+    )
+    assert _hours_of(german, "https://praxis.example/zeiten/", "de") == [
+        "Praxis Mo–Fr 8–18 Uhr Sa 9–12 Uhr So geschlossen"
+    ]
+    assert days_of("店舗 平日 10:00～18:00") == {0, 1, 2, 3, 4}
+    # on a site whose footer says "営業時間：10:00～18:00" on every page, and whose access page
+    # says it too, the card keeps the table's week and says the footer's line once
+    footer = "<footer><p>営業時間：10:00～18:00（甘味処 11:00～17:00）</p><p>定休日：月曜日</p></footer>"
+
+    def site_page(path: str, body: str) -> tuple[str, tuple]:
+        html = f"<html lang='ja'><head><title>t</title></head><body><main>{body}</main>{footer}</body></html>"
+        return "https://wagashi.example" + path, parse_html(html, "https://wagashi.example" + path).facts
+
+    access = "<h1>アクセス</h1><p>受付時間 10:00-18:00 [ 月曜定休 ]</p>"
+    pages = [site_page("/hours/", japanese), site_page("/access/", access)]
+    pages += [site_page(f"/news/{n}/", f"<h1>お知らせ {n}</h1><p>新作のご案内です。</p>") for n in range(3)]
+    hours = [f.value for f in contact_card(pages) if f.kind == "hours"]
+    assert hours[:2] == [
+        "店舗（お持ち帰り） 平日 10:00～18:00 土・日・祝日 9:30～18:00",
+        "甘味処 平日 11:00～17:00 土・日・祝日 11:00～17:30",
+    ]
+    assert len(hours) == len(set(hours))
+    # a training plan's days are no opening hours
+    plan = (
+        "<h1>Plan</h1><table><tr><th>Week</th><th>Monday</th><th>Tuesday</th><th>Wednesday</th></tr>"
+        "<tr><td>1st</td><td>Rest</td><td>5-6 miles</td><td>4 miles</td></tr></table>"
+    )
+    assert not _hours_of(plan, "https://run.example/plan/")
+    # a table of prices whose header names no day is read as before
+    prices = "<h1>Preise</h1><table><tr><th>Kurs</th><th>Einzel</th><th>10er</th></tr><tr><td>Yoga</td><td>18 €</td><td>150 €</td></tr></table>"
+    assert not _hours_of(prices, "https://yoga.example/preise/", "de")

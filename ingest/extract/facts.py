@@ -892,11 +892,48 @@ def _from_microdata(tags, url: str) -> list[Fact]:
     return facts
 
 
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def _opening_cell(cell: str) -> bool:
+    """A table cell giving a day's hours: times, closed, by appointment, or nothing (not
+    a training plan's "Rest" or "5 miles")."""
+    return not cell.strip(" -–—") or _times(cell) or bool(_CLOSED.search(cell) or _BY_APPOINTMENT.search(cell))
+
+
+def _days_in_columns(text: str) -> str:
+    """`text` with each row of a Markdown table whose header row names days in two or
+    more of its columns ("|  | 平日 | 土・日・祝日 |", "| Bereich | Mo–Fr | Sa | So |")
+    read with them: "| 店舗 | 平日 10:00～18:00 | 土・日・祝日 9:30～18:00 |", when each of
+    its cells gives hours (_opening_cell). Its times alone name no day, and such a row
+    was read as no hours at all. *ours*"""
+    lines = text.splitlines()
+    days: list[str] | None = None  # the header's cells while in such a table
+    for i, raw in enumerate(lines):
+        if not raw.lstrip().startswith("|"):
+            days = None
+        elif i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]) and not _TABLE_RULE.match(raw):
+            header = _cells(raw)
+            named = [bool(days_of(cell)) and not _DIGIT.search(cell) for cell in header[1:]]
+            days = header if sum(named) >= 2 else None
+        elif (
+            days is not None
+            and not _TABLE_RULE.match(raw)
+            and len(cells := _cells(raw)) == len(days)
+            and all(_opening_cell(cell) for cell in cells[1:])
+        ):
+            said = [f"{day} {cell}" if day and cell else cell for day, cell in zip(days[1:], cells[1:])]
+            lines[i] = "| " + " | ".join([cells[0], *said]) + " |"
+    return "\n".join(lines)
+
+
 def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
     """Labelled lines: a phone word before a number, an hours word or day name before a
     time range, an address word, or a street line followed by a postcode line. `chrome`:
     the text is the page's header and footer."""
     facts: list[Fact] = []
+    text = _days_in_columns(text) if "|" in text else text
     # A table row reads as its cells: "| Cuma | 09:00 – 19:00 |" -> "Cuma 09:00 – 19:00".
     lines: list[str] = []
     section: list[str] = []  # the heading each line stands under
@@ -1378,7 +1415,9 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
             continue
         # the best place is cut only if alone too long
         groups = {label: i for i, label in enumerate(dict.fromkeys(f.label for f in lines))}  # in the page's order
-        kept += sorted(lines, key=lambda f: (phone_hours(f), groups[f.label], weekday(f.value)))[:MAX_HOURS]
+        shown = {f.key() for f in kept}  # a template line two places keep is said once
+        ordered = sorted(lines, key=lambda f: (phone_hours(f), groups[f.label], weekday(f.value)))
+        kept += [f for f in ordered if f.key() not in shown][:MAX_HOURS]
         covered |= days
         words |= named
     return kept
@@ -1422,6 +1461,7 @@ _CHINESE_WEEK = "一二三四五六日"
 _SHORT_WEEKDAYS = {"mer": 2, "jeu": 3, "ven": 4, "gio": 3, "seg": 0, "ter": 1, "qua": 2, "qui": 3, "sex": 4}
 _SHORT_WEEKDAYS |= {"ma": 0, "wo": 2, "vr": 4, "za": 5, "zo": 6}
 _WORKING_WEEK = ("weekdays", "werktags", "vardagar", "hverdage", "hverdager", "καθημερινές", "καθημερινες", "평일")
+_WORKING_WEEK += ("平日",)  # Japanese and Chinese: a table's column "平日", beside "土・日・祝日"
 
 
 def _day_mentions(text: str) -> list[tuple[int, int, int]]:
