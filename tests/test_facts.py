@@ -989,3 +989,24 @@ def test_an_hours_table_whose_header_row_names_the_days_gives_each_row_its_days(
     # a table of prices whose header names no day is read as before
     prices = "<h1>Preise</h1><table><tr><th>Kurs</th><th>Einzel</th><th>10er</th></tr><tr><td>Yoga</td><td>18 €</td><td>150 €</td></tr></table>"
     assert not _hours_of(prices, "https://yoga.example/preise/", "de")
+
+
+def test_romanian_and_hungarian_days_make_hours_lines():
+    """A Romanian car-rental site's "Luni – Vineri: 08:00 – 20:00" was no hours line: its
+    Romanian card had no hours, only its English pages' did."""
+    ro = (
+        "<h1>Contact</h1><table><tr><td>Luni – Vineri:</td><td>08:00 – 20:00</td></tr>"
+        "<tr><td>Sâmbătă:</td><td>09:00 – 15:00</td></tr><tr><td>Duminică:</td><td>închis</td></tr></table>"
+    )
+    assert _hours_of(ro, "https://rent.example/contact/", "ro") == [
+        "Luni – Vineri: 08:00 – 20:00",
+        "Sâmbătă: 09:00 – 15:00",
+        "Duminică: închis",
+    ]
+    hu = "<h1>Nyitvatartás</h1><p>Hétfő–Péntek 9:00–18:00</p><p>Szombat 9:00–13:00</p><p>Vasárnap zárva</p>"
+    assert _hours_of(hu, "https://bolt.example/kapcsolat/", "hu") == [
+        "Hétfő–Péntek 9:00–18:00",
+        "Szombat 9:00–13:00",
+        "Vasárnap zárva",
+    ]
+    assert days_of("Zilnic 09:00 – 18:00") == set(range(7))
