@@ -19,7 +19,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
 
-from ingest.extract.facts import mentions_address, mentions_email, mentions_phone
+from ingest.extract.facts import days_of, mentions_address, mentions_email, mentions_phone
 from ingest.kb.store import Hit
 
 Kind = Literal["time", "price", "phone", "email", "address"]
@@ -148,18 +148,40 @@ def holds(kind: Kind, text: str) -> bool:
     return _HOLDS[kind](text)
 
 
-def asked_first(hits: list[Hit], kinds: tuple[Kind, ...]) -> list[Hit]:
+def asked_days(question: str, kinds: tuple[Kind, ...]) -> frozenset[int]:
+    """The weekdays (0 = Monday) a question for a time names: "Cumartesi açık mısınız,
+    kaça kadar?" {5}; none for a question naming no day, or every day."""
+    if "time" not in kinds:
+        return frozenset()
+    days = days_of(question)
+    return frozenset(days) if len(days) < 7 else frozenset()
+
+
+@lru_cache(maxsize=16384)
+def _days_named(text: str) -> frozenset[int]:
+    return frozenset(days_of(text))
+
+
+def asked_first(hits: list[Hit], kinds: tuple[Kind, ...], days: frozenset[int] = frozenset()) -> list[Hit]:
     """`hits`, the first of them not holding every kind asked for preceded by the best
     placed one that does, if it scored at least ASKED_FIRST_MIN_SHARE of the first. Only
     the first place changes: an answer that is said in words ("the kitchen closes half
     an hour before we do") keeps its rank below it. (Scores are not in order after
-    one_slot_per_page, so every hit is looked at.)"""
-    if not kinds or not hits or _holds_all(hits[0], kinds):
+    one_slot_per_page, so every hit is looked at.) A question for a time that names
+    `days` (asked_days) wants a passage that also names one of them: a Turkish
+    dentist's "Cumartesi … kaça kadar?" got the Korean page's weekday hours first, and
+    the line "Cumartesi 09:00 – 14:00" third. Failing one, a passage with any time goes
+    first, as for a question naming no day."""
+    if not kinds or not hits:
         return hits
     floor = ASKED_FIRST_MIN_SHARE * hits[0].score
-    for i, hit in enumerate(hits[1:], 1):
-        if hit.score >= floor and _holds_all(hit, kinds):
-            return [hit, *hits[:i], *hits[i + 1 :]]
+    wanted = [lambda h: _holds_all(h, kinds) and bool(_days_named(h.payload.get("text", "")) & days)] if days else []
+    for good in [*wanted, lambda h: _holds_all(h, kinds)]:
+        if good(hits[0]):
+            return hits
+        for i, hit in enumerate(hits[1:], 1):
+            if hit.score >= floor and good(hit):
+                return [hit, *hits[:i], *hits[i + 1 :]]
     return hits
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from ingest.kb.store import Hit
-from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_first, asked_kinds, holds
+from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_days, asked_first, asked_kinds, holds
 
 
 @pytest.mark.parametrize(
@@ -137,3 +137,24 @@ def test_a_passage_must_hold_every_kind_asked_for():
         _hit("both", 0.028, "Tel. +44 1736 555 0199 · bookings@harbourlight.example"),
     ]
     assert [h.id for h in asked_first(hits, ("phone", "email"))] == ["both", "phone"]
+
+
+def test_a_question_for_the_time_on_a_day_gets_a_passage_naming_that_day_first():
+    question = "Cumartesi açık mısınız, kaça kadar?"
+    kinds = asked_kinds(question)
+    days = asked_days(question, kinds)
+    assert kinds == ("time",) and days == {5}
+    hits = [
+        _hit("weekdays", 0.026, "월요일 – 금요일 09:00 – 19:00"),
+        _hit("faq", 0.025, "Randevu için arayın."),
+        _hit("saturday", 0.024, "Cumartesi 09:00 – 14:00 · Pazar kapalı"),
+    ]
+    assert [h.id for h in asked_first(hits, kinds, days)] == ["saturday", "weekdays", "faq"]
+    # Without the day, a passage holding any time is enough, and the order stays.
+    assert asked_first(hits, kinds) == hits
+    # No passage names the day: the one holding a time goes first, as before.
+    no_day = [hits[1], hits[0]]
+    assert [h.id for h in asked_first(no_day, kinds, days)] == ["weekdays", "faq"]
+    # A question naming every day ("daily"), or one asking no time, names no days.
+    assert asked_days("What are your daily opening hours?", asked_kinds("What are your daily opening hours?")) == set()
+    assert asked_days("Do you have parking on Saturday?", asked_kinds("Do you have parking on Saturday?")) == set()
