@@ -50,7 +50,9 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"v kolik|do kolika|od kolika|otevírací doba|kdy máte otevřeno|"
         r"när öppnar|när stänger|öppettider|åbningstider|åpningstider|"
         r"la ce or[ăa]|până la ce or[ăa]|de la ce or[ăa]|până la c[âa]t|până c[âa]nd|c[âa]nd (?:deschideți|închideți)|"
-        r"programul|program de (?:lucru|funcționare|vară|iarnă)|orar(?:ul)?|hány órá\w*|meddig|mikortól|nyitvatartás\w*|mikor (?:nyit|zár)\w*)\b"
+        r"programul|program de (?:lucru|funcționare|vară|iarnă)|orar(?:ul)?|hány órá\w*|meddig|mikortól|nyitvatartás\w*|mikor (?:nyit|zár)\w*|"
+        r"mihin aikaan|monelta\w*|mihin asti|mistä asti|aukioloaj\w*|aukiolo\w*|milloin (?:te )?(?:olette|ootte|on) auki|"
+        r"kauanko (?:te )?(?:olette|ootte) auki)\b"
         r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|营业时间|營業時間",
         re.IGNORECASE,
     ),
@@ -68,7 +70,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"kolik (?:by |to )?(?:stojí|stál\w*|stojej|zaplatím|platím)|ceník|"
         r"vad kostar|hvad koster|hva koster|hur mycket|hvor (?:mye|meget)|kostar|koster|priser?|"
         r"c[âa]t (?:costă|costa|e|este|mă costă|ne costă|face|ar costa|ar fi)|pre[țţ]\w*|pretul|preturi\w*|tarif\w*|"
-        r"mennyibe (?:kerül|kerülne)|mennyi(?:t)? kell fizet\w*|árak\w*|díj\w*)\b"
+        r"mennyibe (?:kerül|kerülne)|mennyi(?:t)? kell fizet\w*|árak\w*|díj\w*|"
+        r"paljonko|kuinka paljon|mitä (?:\w+ ){0,3}maksaa|hinta|hinnat|hinnasto\w*|hintaa)\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|价格|價格",
         re.IGNORECASE,
     ),
@@ -77,11 +80,12 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"(?:what|which)(?:'s| is)? (?:the |your )?number(?! of)|"
         r"telefon\w*|teléfono|numéro|téléphone|telefono|telefone|telefoon\w*|"
         r"número(?! (?:máximo|mínimo|de))|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo|nummer|"
-        r"num[ăa]r(?:ul)?(?! de)|v[ăa] pot suna|s[ăa] v[ăa] sun|hívhat\w*)\b|\bwhatsapp\b|전화|電話|电话",
+        r"num[ăa]r(?:ul)?(?! de)|v[ăa] pot suna|s[ăa] v[ăa] sun|hívhat\w*|puhelin\w*|numero|numeronne|"
+        r"soittaa|soitan)\b|\bwhatsapp\b|전화|電話|电话",
         re.IGNORECASE,
     ),
     "email": re.compile(
-        r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|posta elettronica|ηλεκτρονικ\w*|mejl\w*)\b"
+        r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|posta elettronica|ηλεκτρονικ\w*|mejl\w*|sähköpost\w*)\b"
         r"|이메일|메일|メール|邮箱|郵件",
         re.IGNORECASE,
     ),
@@ -96,20 +100,22 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"onde (?:fica|ficam|estão|é a clínica|vocês)|waar (?:zitten|zijn|is|vind)|nerede\w*|nerdesiniz|"
         r"διεύθυνση|πού (?:βρίσκεστε|βρίσκεται|είστε)|gdzie|kde (?:jste|sídlíte|vás najdu|se nachází)|"
         r"var ligger|hvor (?:ligger|er i)|unde (?:sunteți|sunteti|vă aflați|va aflati|aveți|e|este|vă găsesc|vă găsim)|"
-        r"pe ce stradă|hol (?:vagytok|vannak|van|található|találom|találhatók))\b|주소|어디|위치|住所|どこ|地址|在哪",
+        r"pe ce stradă|hol (?:vagytok|vannak|van|található|találom|találhatók)|"
+        r"osoite\w*|katuosoite\w*|missä (?:te )?(?:olette|ootte|sijaitsette|päin))\b|주소|어디|위치|住所|どこ|地址|在哪",
         re.IGNORECASE,
     ),
 }
 
 # A time of day: "14:00", "9h30", "18.00 Uhr", "9.00 – 18.00", "13.00'e kadar", "7 pm", "19 Uhr", "오후
-# 6시", "18時", "alle 22", "às 19"; not "12.50" or "25.00 – 35.00" (prices), "2시간", "3 h" or
+# 6시", "18時", "alle 22", "às 19", "klo 11–14"; not "12.50" or "25.00 – 35.00" (prices), "2시간", "3 h" or
 # "ab 18 Jahren". *ours*
 _CLOCK_DOT = r"(?<![\d.,])(?:[01]?\d|2[0-4])\.[0-5]\d"  # "9.00", "18.30": an hour, then minutes
 _TIME = re.compile(
     r"(?<![\d.,:])\d{1,2}:\d{2}(?!\d)|(?<![\d.,])\d{1,2}h\d{2}\b|(?<![\d.,])\d{1,2}h(?=\s*(?:[-–—]|à|a|às|\d))"
     rf"|{_CLOCK_DOT}(?:\s*(?:uhr|uur|u\b|h\b)|'\w|\s*[-–—]\s*{_CLOCK_DOT}(?!\d))"
     r"|(?<![\d.,])\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.|uhr|uur|π\.μ\.|μ\.μ\.)(?!\w)|(?:오전|오후)\s?\d|\d{1,2}\s?시(?!간)"
-    r"|\d{1,2}時(?!間)|\b(?:alle|dalle|às|a las|de las|desde las|hasta las|στις)\s\d{1,2}\b(?![.,:]?\d)",
+    r"|\d{1,2}時(?!間)|\b(?:alle|dalle|às|a las|de las|desde las|hasta las|στις)\s\d{1,2}\b(?![.,:]?\d|-)"
+    r"|\b(?:klo|kl\.)\s?\d{1,2}(?:[.:]\d{2})?\b",
     re.IGNORECASE,
 )
 # An amount of money, or its absence: "€ 95", "CHF 590.–", "75 €", "1,20 €", "3만 원",

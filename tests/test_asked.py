@@ -158,3 +158,24 @@ def test_a_question_for_the_time_on_a_day_gets_a_passage_naming_that_day_first()
     # A question naming every day ("daily"), or one asking no time, names no days.
     assert asked_days("What are your daily opening hours?", asked_kinds("What are your daily opening hours?")) == set()
     assert asked_days("Do you have parking on Saturday?", asked_kinds("Do you have parking on Saturday?")) == set()
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("Moi, mihin aikaan te ootte auki lauantaina?", ("time",)),
+        ("Paljonko maksaa pyyhkeen vuokraus?", ("price",)),
+        ("Mikä teidän puhelinnumero on?", ("phone",)),
+        ("Mihin sähköpostiin voin laittaa viestiä?", ("email",)),
+        ("Mikä teidän katuosoite on?", ("address",)),
+        ("Voiko teillä maksaa käteisellä?", ()),  # how to pay, not what it costs
+    ],
+)
+def test_finnish_questions_ask_for_kinds(question, kinds):
+    assert asked_kinds(question) == kinds
+
+
+def test_a_finnish_time_says_klo_and_finnish_alle_is_under():
+    assert holds("time", "Lounas ti–pe klo 11–14.") and holds("time", "kl. 10–18")
+    assert not holds("time", "Alle 7-vuotiaat saunovat ilmaiseksi.")  # "under 7 years old"
+    assert holds("time", "Chiudiamo alle 23.")  # the Italian "at 23" still is

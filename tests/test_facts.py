@@ -1010,3 +1010,46 @@ def test_romanian_and_hungarian_days_make_hours_lines():
         "Vasárnap zárva",
     ]
     assert days_of("Zilnic 09:00 – 18:00") == set(range(7))
+
+
+def test_a_finnish_site_its_days_its_contact_page_and_its_news():
+    """A Tampere sauna's contact page (/yhteystiedot/) holds a table of short days ("Ti–To",
+    "La") against two places' times; its footer says "ti–pe 11–20, la 10–20"; its
+    Christmas hours are in a news post (/ajankohtaista/…). The card had only the English
+    page's hours and read its phone and address off the English page."""
+    assert days_of("Ti–To 11–20 16–21") == {1, 2, 3}
+    assert days_of("| La | 10–20 | 12–22 |") == {5}
+    assert days_of("Lounas ti–pe klo 11–14") == {1, 2, 3, 4}
+    assert days_of("Maanantaisin suljettu") == {0}
+    # two letters that are words elsewhere name no day without a time or a range
+    assert days_of("To book, call 10 minutes ahead") == set() and days_of("La cocina abre a las 12:00") == set()
+    assert days_of("| Ti 23.12. | Kahvila 11–16 |") == set()  # a date, not Tuesdays
+    footer = "<footer><p>Puhelin 040 718 2290</p><p>Kahvila ti–pe 11–20, la 10–20, su 11–18</p></footer>"
+
+    def site_page(path: str, body: str) -> tuple[str, tuple]:
+        html = f"<html lang='fi'><head><title>t</title></head><body><main>{body}</main>{footer}</body></html>"
+        return "https://sauna.example" + path, parse_html(html, "https://sauna.example" + path).facts
+
+    contact = (
+        "<h1>Yhteystiedot</h1><p>Kaislarannankatu 7<br>33250 Tampere</p><h2>Aukioloajat</h2>"
+        "<table><tr><th></th><th>Kahvila</th><th>Sauna</th></tr><tr><td>Maanantai</td><td>suljettu</td><td>suljettu</td></tr>"
+        "<tr><td>Ti–Su</td><td>11–20</td><td>16–21</td></tr></table>"
+    )
+    christmas = "<h1>Joulun aukioloajat</h1><p>Ke 24.12. jouluaatto: joulusauna 9–13. Puhelin 040 718 2290.</p>"
+    pages = [site_page("/yhteystiedot/", contact), site_page("/ajankohtaista/joulu-2025/", christmas)]
+    pages += [site_page(f"/sivu-{n}/", f"<h1>Sivu {n}</h1><p>Tervetuloa.</p>") for n in range(3)]
+    card = contact_card(pages)
+    assert [f.value for f in card if f.kind == "hours"][:2] == ["Maanantai suljettu suljettu", "Ti–Su 11–20 16–21"]
+    assert [f.url for f in card if f.kind == "phone"] == ["https://sauna.example/yhteystiedot/"]
+
+
+def test_a_hungarian_impresszum_names_its_host_which_is_not_the_business():
+    impresszum = (
+        "<h1>Impresszum</h1><p>Vadrózsa Beauty Kft., 6720 Szeged, Mikszáth Kálmán utca 14.</p>"
+        "<p>E-mail: info@vadrozsa.example</p><p><strong>Tárhelyszolgáltató</strong></p>"
+        "<p>Tárhelypark Hosting Kft., 1117 Budapest, Hunyadi János út 19.</p>"
+        "<p>E-mail: ugyfelszolgalat@tarhely.example</p>"
+    )
+    doc = parse_html(page(impresszum, lang="hu"), "https://vadrozsa.example/impresszum/")
+    emails = [f.value for f in doc.facts if f.kind == "email"]
+    assert "info@vadrozsa.example" in emails and "ugyfelszolgalat@tarhely.example" not in emails

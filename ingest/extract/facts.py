@@ -171,7 +171,8 @@ _PHONE = re.compile(r"(?<![\w+])(\+?\(?\d[\d ()./\-\u00a0]{5,18}\d)(?!\w)")
 _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
 _PHONE_WORDS = re.compile(
     r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|fono|móvil|movil|mobile|mobil|handy|gsm|"
-    r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο)\b|전화|☎|📞|電話|电话|ＴＥＬ"
+    r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο|puhelin|puh|"
+    r"telefonszám)\b|전화|☎|📞|電話|电话|ＴＥＬ"
     # a number to text, as a line's label: "Text: …", "Text us at …", "SMS: …"
     r"|^\W*(?:text(?:\s+us)?|sms|mensajes de texto)\s*(?:[:：]|at\b)",
     re.IGNORECASE,
@@ -192,7 +193,7 @@ _HOURS_WORDS = re.compile(
     r"öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
     r"horaires|ouvert|orari|aperto|aperti|openingstijden|geopend|aberto|aberta|abertos|horário|funcionamento|"
     r"godziny otwarcia|czynne|otwarte|otevírací doba|otevřeno|öppettider|öppet|åpningstider|åbningstider|"
-    r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά)\b|"
+    r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά|aukioloajat|avoinna|nyitvatartás|nyitva|deschis)\b|"
     r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間",
     re.IGNORECASE,
 )
@@ -208,20 +209,20 @@ _WEEK = tuple(
     for names, nordic, korean in zip(
         (
             "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag "
-            "poniedziałek poniedziałki poniedziałku pon pn pondělí δευτέρα δευτερα δευ luni hétfő hétfőn",
+            "poniedziałek poniedziałki poniedziałku pon pn pondělí δευτέρα δευτερα δευ luni hétfő hétfőn maanantai maanantaina maanantaisin",
             "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag "
-            "wtorek wtorki wtorku wt úterý τρίτη τριτη τρι marți marţi kedd kedden",
+            "wtorek wtorki wtorku wt úterý τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin",
             "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag "
-            "środa środy środę śr středa τετάρτη τεταρτη τετ miercuri szerda szerdán",
+            "środa środy środę śr středa τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin",
             "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag "
-            "czwartek czwartki czwartku czw čtvrtek πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön",
+            "czwartek czwartki czwartku czw čtvrtek πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin",
             "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag piątek piątki piątku pt pátek "
-            "παρασκευή παρασκευη παρ vineri péntek pénteken",
+            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin",
             "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
-            "sobota soboty sobotę sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton",
+            "sobota soboty sobotę sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin",
             "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag "
             "niedziela niedziele niedzieli niedzielę niedz nd neděle κυριακή κυριακη κυριακές κυριακες κυρ duminică duminica "
-            "vasárnap vasárnapon",
+            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin",
         ),
         _NORDIC,
         (
@@ -266,6 +267,7 @@ _EVERY_DAY = (
     "καθημερινα",
     "zilnic",
     "naponta",
+    "päivittäin",
 )
 _DAY = re.compile(
     r"\b("
@@ -274,7 +276,9 @@ _DAY = re.compile(
     + r"|(?:segunda|terça|terca|quarta|quinta)\s+(?:a|à|até)\s+(?:terça|quarta|quinta|sexta|sábado|sabado|domingo)"
     + r")\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO|Pn|Wt|Śr|Pt|Nd|WT|ŚR|PT)\b)|"
     r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]|(?<![가-힣])[월화수목금토일](?:\s*[·,/]\s*[월화수목금토일])+(?![가-힣])|"
-    r"[月火水木金土日]曜|星期[一二三四五六日天]|周[一二三四五六日]|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+",
+    r"[月火水木金土日]曜|星期[一二三四五六日天]|周[一二三四五六日]|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+|"
+    r"\b(?:ma|ti|ke|to|pe|la|su)\.?\s*[–-]\s*(?:ma|ti|ke|to|pe|la|su)\b(?!-)"
+    r"|(?-i:\b(?:Ti|Ke|To|Pe|La|Su)\b)(?=\.?\s*\|?\s*(?:klo\s*)?\d{1,2}(?:[.:]\d{2})?\s*[–-]\s*\d)",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -289,7 +293,7 @@ _FULL_DAY = re.compile(
 _CLOSED = re.compile(
     r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten|"
     r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|stängt|stengt|lukket|"
-    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva)\b|"
+    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni)\b|"
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息",
     re.IGNORECASE,
 )
@@ -360,7 +364,8 @@ _HOLIDAYS = {
     "공휴일",
 }
 _ADDRESS_WORDS = re.compile(
-    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|주소|住所|所在地|地址|visit us|find us|"
+    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|주소|住所|所在地|地址|"
+    r"visit us|find us|"
     r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
 )
@@ -379,7 +384,8 @@ _ROLES = (
     r"data protection officer|délégué à la protection des données|(?:online-)?streitschlichtung|"
     r"\w*schlichtungsstelle|diseño(?: web)?|desarrollo(?: web)?|alojamiento(?: web)?|web tasarım|tasarım|"
     r"barındırma|hébergeur|hébergement|conception|réalisation|sviluppo|realizzazione|progettazione|"
-    r"hosting e sviluppo|ontwerp|webbouw|alojamento|desenvolvimento|웹\s?디자인|호스팅|제작"
+    r"hosting e sviluppo|ontwerp|webbouw|alojamento|desenvolvimento|웹\s?디자인|호스팅|제작|"
+    r"tárhelyszolgáltató|tárhely|webfejlesztés|weboldal készítője|verkkosivut|kotisivut|sivuston toteutus"
 )
 _OTHER_ROLE = re.compile(
     rf"^\W*(?:{_ROLES})\b[^:：\n]{{0,40}}?(?:\s*[:：]|\s(?:by|von|durch|por|par|da|door|tarafından)\b)", re.IGNORECASE
@@ -718,7 +724,7 @@ def _as_written(a, value: str) -> str:
 # A post about booking ("네이버 예약 오픈 안내", "Online booking now open") is news, not a way to book.
 _NEWS_PATH = re.compile(
     r"/(?:news|notice|notices|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
-    r"haberler|duyurular|공지|공지사항|소식)(?:[/._-]|$)|/bbs/board",
+    r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|공지|공지사항|소식)(?:[/._-]|$)|/bbs/board",
     re.IGNORECASE,
 )
 
@@ -1262,13 +1268,15 @@ _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; 
     r"contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|find-us|location|"
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
     r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
-    r"오시는|연락|영업시간",
+    r"오시는|연락|영업시간|yhteystiedot|yhteys|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
 # A booking page gives the numbers to book on (a WhatsApp number, often), after the contact page's.
 _BOOKING_PATH = re.compile(r"reserv|prenota|buchen|booking|rezervasyon|rezerwacj|kratis|κρατήσ|예약", re.IGNORECASE)
-_LEGAL_PATH = re.compile(r"impressum|imprint|legal|aviso|kunye|künye|about|ueber|über", re.IGNORECASE)
+_LEGAL_PATH = re.compile(
+    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä", re.IGNORECASE
+)
 
 
 def _contact_rank(url: str) -> int:
@@ -1452,6 +1460,14 @@ _DAY_RANGE = re.compile(
     re.IGNORECASE,
 )
 _KOREAN_DAY = re.compile(r"(?<![가-힣])([월화수목금토일])(?:요일|(?![가-힣]))")
+# Finnish days in two letters, a word elsewhere ("to", "la", "su"): two joined as a range
+# ("ti–pe", "Ti–To"), or one written with a capital before a time ("La 10–20", "Su klo 11–18",
+# a table's "| La | 10–20 |").
+_FI_SHORT = "ma|ti|ke|to|pe|la|su"
+_FI_DAY = re.compile(
+    rf"\b({_FI_SHORT})\.?\s*[–-]\s*({_FI_SHORT})\b(?!-)|(?-i:\b(Ma|Ti|Ke|To|Pe|La|Su)\b)(?=\.?\s*\|?\s*(?:klo\s*)?\d{{1,2}}(?:[.:]\d{{2}})?\s*[–-]\s*\d)",
+    re.IGNORECASE,
+)
 # Japanese "月曜日", "水曜", lists "土・日"; Chinese "星期一", "周六".
 _KANJI_DAY = re.compile(
     r"([月火水木金土日])曜日?|(?:星期|周)([一二三四五六日天](?:\s*[、,，]\s*[一二三四五六日天])*)|"
@@ -1480,6 +1496,11 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
             end = m.end() + 6 if text[m.end() : m.end() + 6].casefold() == "-feira" else m.end()
             found.append((m.start(), end, day))
     found += [(m.start(), m.end(), "월화수목금토일".index(m.group(1))) for m in _KOREAN_DAY.finditer(text)]
+    for m in _FI_DAY.finditer(text):
+        taken = {start for start, _, _ in found}
+        for group in (1, 2, 3):
+            if m.group(group) and m.start(group) not in taken:
+                found.append((m.start(group), m.end(group), _FI_SHORT.split("|").index(m.group(group).lower())))
     for m in _KANJI_DAY.finditer(text):
         if m.group(1):
             found.append((m.start(), m.end(), _KANJI_WEEK.index(m.group(1))))
