@@ -152,6 +152,7 @@ def test_opening_hours_come_in_the_order_of_the_week_with_the_closed_days():
     hours = [f.value for f in contact_card([(doc.url, doc.facts)]) if f.kind == "hours"]
     assert [h.split()[0] for h in hours] == ["Lunes", "Martes", "Miércoles", "Jueves", "Viernes", "Sábado", "Domingo"]
     assert hours[0] == "Lunes Cerrado"  # a day said to be closed is a fact a caller asks for
+    assert hours[-1] == "Domingo Mediodía 12:30 – 17:00 Noche Cerrado"  # each time says when in the day
 
 
 def test_the_card_says_the_week_once_per_language_from_the_place_that_says_it_best():
@@ -939,8 +940,12 @@ def test_a_booking_link_is_a_whole_address_the_assistant_can_send():
     assert [f.value for f in doc.facts if f.kind == "booking"] == ["https://g.example/book/"]
 
 
+def _values_of(kind: str, body: str, url: str, lang: str = "en") -> list[str]:
+    return [f.value for f in parse_html(page(body, lang=lang), url).facts if f.kind == kind]
+
+
 def _hours_of(body: str, url: str, lang: str = "en") -> list[str]:
-    return [f.value for f in parse_html(page(body, lang=lang), url).facts if f.kind == "hours"]
+    return _values_of("hours", body, url, lang)
 
 
 def test_an_hours_table_whose_header_row_names_the_days_gives_each_row_its_days():
@@ -1039,7 +1044,11 @@ def test_a_finnish_site_its_days_its_contact_page_and_its_news():
     pages = [site_page("/yhteystiedot/", contact), site_page("/ajankohtaista/joulu-2025/", christmas)]
     pages += [site_page(f"/sivu-{n}/", f"<h1>Sivu {n}</h1><p>Tervetuloa.</p>") for n in range(3)]
     card = contact_card(pages)
-    assert [f.value for f in card if f.kind == "hours"][:2] == ["Maanantai suljettu suljettu", "Ti–Su 11–20 16–21"]
+    # the table's columns are places: each time says whose it is
+    assert [f.value for f in card if f.kind == "hours"][:2] == [
+        "Maanantai suljettu suljettu",
+        "Ti–Su Kahvila 11–20 Sauna 16–21",
+    ]
     assert [f.url for f in card if f.kind == "phone"] == ["https://sauna.example/yhteystiedot/"]
 
 
@@ -1050,6 +1059,5 @@ def test_a_hungarian_impresszum_names_its_host_which_is_not_the_business():
         "<p>Tárhelypark Hosting Kft., 1117 Budapest, Hunyadi János út 19.</p>"
         "<p>E-mail: ugyfelszolgalat@tarhely.example</p>"
     )
-    doc = parse_html(page(impresszum, lang="hu"), "https://vadrozsa.example/impresszum/")
-    emails = [f.value for f in doc.facts if f.kind == "email"]
+    emails = _values_of("email", impresszum, "https://vadrozsa.example/impresszum/", "hu")
     assert "info@vadrozsa.example" in emails and "ugyfelszolgalat@tarhely.example" not in emails

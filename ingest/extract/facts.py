@@ -912,27 +912,34 @@ def _opening_cell(cell: str) -> bool:
 
 
 def _days_in_columns(text: str) -> str:
-    """`text` with each row of a Markdown table whose header row names days in two or
-    more of its columns ("|  | 平日 | 土・日・祝日 |", "| Bereich | Mo–Fr | Sa | So |")
-    read with them: "| 店舗 | 平日 10:00～18:00 | 土・日・祝日 9:30～18:00 |", when each of
-    its cells gives hours (_opening_cell). Its times alone name no day, and such a row
-    was read as no hours at all. *ours*"""
+    """`text` with each row of a Markdown table of hours read with its header's cells,
+    when each of the row's cells gives hours (_opening_cell). Days as columns ("|  | 平日
+    | 土・日・祝日 |", two or more naming days): "| 店舗 | 平日 10:00～18:00 | 土・日・祝日
+    9:30～18:00 |", where the row's times alone named no day, and such a row was read as
+    no hours at all. Places as columns ("|  | Kahvila | Yleinen sauna |") beside rows
+    naming days: "| Ti–To | Kahvila 11–20 | Yleinen sauna 16–21 |", where the times did
+    not say whose they were. *ours*"""
     lines = text.splitlines()
-    days: list[str] | None = None  # the header's cells while in such a table
+    header: list[str] | None = None  # the header's cells while in such a table
+    days_across = False  # the header names days (else: places, and the rows name days)
     for i, raw in enumerate(lines):
         if not raw.lstrip().startswith("|"):
-            days = None
+            header = None
         elif i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]) and not _TABLE_RULE.match(raw):
-            header = _cells(raw)
-            named = [bool(days_of(cell)) and not _DIGIT.search(cell) for cell in header[1:]]
-            days = header if sum(named) >= 2 else None
+            cells = _cells(raw)
+            named = [bool(days_of(cell)) and not _DIGIT.search(cell) for cell in cells[1:]]
+            days_across = sum(named) >= 2
+            places = len(cells) >= 3 and all(c and not any(named) and len(c.split()) <= 4 for c in cells[1:])
+            header = cells if days_across or places else None
         elif (
-            days is not None
+            header is not None
             and not _TABLE_RULE.match(raw)
-            and len(cells := _cells(raw)) == len(days)
+            and len(cells := _cells(raw)) == len(header)
+            and (days_across or bool(days_of(cells[0])))
             and all(_opening_cell(cell) for cell in cells[1:])
+            and any(_times(cell) for cell in cells[1:])  # "| Lunes | Cerrado | |" is closed all day
         ):
-            said = [f"{day} {cell}" if day and cell else cell for day, cell in zip(days[1:], cells[1:])]
+            said = [f"{name} {cell}" if name and cell else cell for name, cell in zip(header[1:], cells[1:])]
             lines[i] = "| " + " | ".join([cells[0], *said]) + " |"
     return "\n".join(lines)
 
