@@ -80,7 +80,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"(?:what|which)(?:'s| is)? (?:the |your )?number(?! of)|"
         r"telefon\w*|teléfono|numéro|téléphone|telefono|telefone|telefoon\w*|"
         r"número(?! (?:máximo|mínimo|de))|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo|nummer|"
-        r"num[ăa]r(?:ul)?(?! de)|v[ăa] pot suna|s[ăa] v[ăa] sun|hívhat\w*|puhelin\w*|numero|numeronne|"
+        r"num[ăa]r(?:ul)?(?! de)|v[ăa] pot suna|s[ăa] v[ăa] sun|hívhat\w*|puhelin\w*|numero(?! (?:di|de|massimo|minimo|máximo|mínimo))|numeronne|"
         r"soittaa|soitan)\b|\bwhatsapp\b|전화|電話|电话",
         re.IGNORECASE,
     ),

@@ -169,6 +169,7 @@ def test_a_question_for_the_time_on_a_day_gets_a_passage_naming_that_day_first()
         ("Mihin sähköpostiin voin laittaa viestiä?", ("email",)),
         ("Mikä teidän katuosoite on?", ("address",)),
         ("Voiko teillä maksaa käteisellä?", ()),  # how to pay, not what it costs
+        ("Qual è il numero massimo di persone?", ()),  # the Italian "numero" of people is no phone
     ],
 )
 def test_finnish_questions_ask_for_kinds(question, kinds):

@@ -929,7 +929,7 @@ def _days_in_columns(text: str) -> str:
             cells = _cells(raw)
             named = [bool(days_of(cell)) and not _DIGIT.search(cell) for cell in cells[1:]]
             days_across = sum(named) >= 2
-            places = len(cells) >= 3 and all(c and not any(named) and len(c.split()) <= 4 for c in cells[1:])
+            places = len(cells) >= 3 and not any(named) and all(c and len(c.split()) <= 4 for c in cells[1:])
             header = cells if days_across or places else None
         elif (
             header is not None
@@ -1275,7 +1275,7 @@ _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; 
     r"contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|find-us|location|"
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
     r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
-    r"오시는|연락|영업시간|yhteystiedot|yhteys|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás",
+    r"오시는|연락|영업시간|yhteystiedot|ota-yhteytta|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
