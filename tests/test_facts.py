@@ -1050,6 +1050,8 @@ def test_a_finnish_site_its_days_its_contact_page_and_its_news():
         "Ti–Su Kahvila 11–20 Sauna 16–21",
     ]
     assert [f.url for f in card if f.kind == "phone"] == ["https://sauna.example/yhteystiedot/"]
+    # the card's passage says its labels in Finnish too: a Finnish caller's words match them
+    assert "Aukioloajat / Opening hours: Ti–Su Kahvila 11–20 Sauna 16–21" in card_markdown(card, ["fi"])
 
 
 def test_a_hungarian_impresszum_names_its_host_which_is_not_the_business():
