@@ -513,13 +513,12 @@ class Searcher:
                 "(run the command where you ran the ingest, or set SITEKB_DATA_DIR)"
             )
         with self._lock:
-            if self._state is None:
-                self._state = StateStore(self.settings.state_location, shared=True)
-            embedder_id = self._state.businesses.embedder_of(business)
-            scheme, languages = self._state.businesses.lexical_of(business)
-            run = self._state.sources.last_run(business)
+            state = self._opened_state()
+            embedder_id = state.businesses.embedder_of(business)
+            scheme, languages = state.businesses.lexical_of(business)
+            run = state.sources.last_run(business)
             if self._translations.get(business, (None,))[0] != run:
-                self._translations[business] = (run, self._state.pages.translations(business, languages))
+                self._translations[business] = (run, state.pages.translations(business, languages))
                 self._sizes[business] = {}
         if embedder_id is None:
             raise UnknownBusiness(
@@ -527,6 +526,12 @@ class Searcher:
             )
         # A knowledge base not yet re-indexed under the current analysis was analysed plainly.
         return embedder_id, languages if scheme == LEXICAL_SCHEME else ()
+
+    def _opened_state(self) -> StateStore:
+        """The state's one connection, opened on first use (call with self._lock held)."""
+        if self._state is None:
+            self._state = StateStore(self.settings.state_location, shared=True)
+        return self._state
 
     def _open(self, embedder_id: str) -> tuple[Embedder, SharedStore | None]:
         with self._lock:
@@ -634,11 +639,10 @@ class Searcher:
             if not self.settings.state_exists():
                 return []
             with self._lock:
-                if self._state is None:
-                    self._state = StateStore(self.settings.state_location, shared=True)
-                businesses = self._state.businesses.all()
-                embedders = sorted({e for e in map(self._state.businesses.embedder_of, businesses) if e})
-                languages = {lang for b in businesses for lang in self._state.businesses.lexical_of(b)[1]}
+                state = self._opened_state()
+                businesses = state.businesses.all()
+                embedders = sorted({e for e in map(state.businesses.embedder_of, businesses) if e})
+                languages = {lang for b in businesses for lang in state.businesses.lexical_of(b)[1]}
         except Exception as exc:  # noqa: BLE001 (an unreachable database: the searches say so)
             log.warning("warm-up could not read the state: %s", exc)
             return []
