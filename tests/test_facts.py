@@ -1063,3 +1063,71 @@ def test_a_hungarian_impresszum_names_its_host_which_is_not_the_business():
     )
     emails = _values_of("email", impresszum, "https://vadrozsa.example/impresszum/", "hu")
     assert "info@vadrozsa.example" in emails and "ugyfelszolgalat@tarhely.example" not in emails
+
+
+def test_short_weeks_are_read_in_the_lines_own_week():
+    """Swedish, Danish, Dutch and Czech write their days in two or three letters, words
+    elsewhere ("ons", "tor", "so"); a line's short names are read in the week its ranges
+    are written in. "So" is Sunday in German and Saturday in Czech."""
+    for line, days in (
+        ("Mån–tor 9–17, fre 9–15", set(range(5))),
+        ("Öppettider: mån-fre 9-17", set(range(5))),
+        ("Lör–sön stängt", {5, 6}),
+        ("man–fre 8–16, lør 10–14", set(range(6))),
+        ("ma–vr 9–18, za 10–16", set(range(6))),
+        ("Po–Pá 9:00–17:00, So 9:00–12:00", set(range(6))),
+        ("Mo–Fr 9–18, Sa 9–13, So geschlossen", set(range(7))),
+        ("So 10–14", {6}),
+    ):
+        assert days_of(line) == days, line
+    for line in ("Bel ons 9-17 uur", "den 12 to 14 people", "pe-la-su"):
+        assert days_of(line) == set(), line
+    assert _hours_of(
+        "<p>Kontoret: Mån–tor 9–17, fre 9–15</p><p>Lör–sön stängt</p>", "https://k.example/kontakt/", "sv"
+    ) == [
+        "Kontoret: Mån–tor 9–17, fre 9–15",
+        "Lör–sön stängt",
+    ]
+
+
+def test_the_sites_own_language_leads_the_card_and_stale_structured_hours_stay_off():
+    """An Uppsala driving school: its contact page's table in Swedish, the English page's
+    week, and JSON-LD left saying Friday until 16:00. The English page had led the card
+    (it says more lines) and the Swedish week was cut by MAX_HOURS; the JSON-LD came in
+    as "other words" for the same days, with its stale Friday."""
+    rows = "".join(
+        f"<tr><td>{d}</td><td>{t}</td></tr>"
+        for d, t in zip(
+            ("Måndag", "Tisdag", "Onsdag", "Torsdag", "Fredag", "Lördag", "Söndag"),
+            ("09.00–17.00",) * 4 + ("09.00–15.00", "Stängt", "Stängt"),
+        )
+    )
+    kontakt = parse_html(page(f"<h1>Kontakt</h1><table>{rows}</table>", lang="sv"), "https://k.example/kontakt/")
+    english = "".join(f"<p>{d} 9 am – 5 pm</p>" for d in ("Monday", "Tuesday", "Wednesday", "Thursday"))
+    english += "<p>Friday 9 am – 3 pm</p><p>Saturday closed</p><p>Sunday closed</p><p>Closed for lunch 12–1 pm on weekdays.</p>"
+    english_page = parse_html(page(f"<h1>Contact</h1>{english}", lang="en"), "https://k.example/en/contact/")
+    spec = [{"dayOfWeek": ["Monday", "Tuesday", "Wednesday", "Thursday"], "opens": "09:00", "closes": "17:00"}]
+    spec.append({"dayOfWeek": "Friday", "opens": "09:00", "closes": "16:00"})
+    ld = json.dumps({"@context": "https://schema.org", "@type": "DrivingSchool", "openingHoursSpecification": spec})
+    home = parse_html(
+        page("<h1>Hem</h1>", head=f'<script type="application/ld+json">{ld}</script>', lang="sv"), "https://k.example/"
+    )
+    hours = [
+        f.value for f in contact_card([(d.url, d.facts) for d in (home, english_page, kontakt)]) if f.kind == "hours"
+    ]
+    assert hours[:7] == [
+        f"{d} {t}"
+        for d, t in zip(
+            ("Måndag", "Tisdag", "Onsdag", "Torsdag", "Fredag", "Lördag", "Söndag"),
+            ("09.00–17.00",) * 4 + ("09.00–15.00", "Stängt", "Stängt"),
+        )
+    ]
+    assert not any("16:00" in h for h in hours)  # the stale Friday
+    # structured data with the page's own times keeps its English days beside the site's
+    spec[1]["closes"] = "15:00"
+    ld = json.dumps({"@context": "https://schema.org", "@type": "DrivingSchool", "openingHoursSpecification": spec})
+    home = parse_html(
+        page("<h1>Hem</h1>", head=f'<script type="application/ld+json">{ld}</script>', lang="sv"), "https://k.example/"
+    )
+    hours = [f.value for f in contact_card([(d.url, d.facts) for d in (home, kontakt)]) if f.kind == "hours"]
+    assert hours[7:] == ["Monday–Thursday 09:00–17:00", "Friday 09:00–15:00"]

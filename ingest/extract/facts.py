@@ -306,9 +306,7 @@ _DAY = re.compile(
     + r"|(?:segunda|terça|terca|quarta|quinta)\s+(?:a|à|até)\s+(?:terça|quarta|quinta|sexta|sábado|sabado|domingo)"
     + r")\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO|Pn|Wt|Śr|Pt|Nd|WT|ŚR|PT)\b)|"
     r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]|(?<![가-힣])[월화수목금토일](?:\s*[·,/]\s*[월화수목금토일])+(?![가-힣])|"
-    r"[月火水木金土日]曜|星期[一二三四五六日天]|周[一二三四五六日]|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+|"
-    r"\b(?:ma|ti|ke|to|pe|la|su)\.?\s*[–-]\s*(?:ma|ti|ke|to|pe|la|su)\b(?!-)"
-    r"|(?-i:\b(?:Ti|Ke|To|Pe|La|Su)\b)(?=\.?\s*\|?\s*(?:klo\s*)?\d{1,2}(?:[.:]\d{2})?\s*[–-]\s*\d)",
+    r"[月火水木金土日]曜|星期[一二三四五六日天]|周[一二三四五六日]|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -1060,7 +1058,11 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
             sentence = next((part for part in sentences if _times(part)), line)
             # a day, or a word for opening in a short line ("Hours: 9am-5pm", "Open 9-5"; not
             # "In Listing 9-3, we try to open a file.")
-            said = _DAY.search(sentence) or (_HOURS_WORDS.search(sentence) and len(sentence.split()) <= 7)
+            said = (
+                _DAY.search(sentence)
+                or _short_days(sentence)
+                or (_HOURS_WORDS.search(sentence) and len(sentence.split()) <= 7)
+            )
             once = _YEAR.search(_TIME_RANGE.sub("", sentence)) or (
                 _TODAY.search(sentence) and _HOURS_WORDS.search(sentence)
             )
@@ -1450,14 +1452,15 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
         first = min(lines, key=lambda f: (-_contact_rank(f.url), f.url))
         repeated = sum(map(len, each)) - len(days)
         own = sum(f.pages < MIN_PAGES_FOR_FACT for f in lines) or len(lines)  # the template's lines pad every page
-        rank = (-len(days), -own, repeated, first.structured, -_contact_rank(first.url), first.url)
-        summaries.append((rank, lines, days, named))
+        translated = path_language(urlsplit(first.url).path) is not None  # "/en/contact/"
+        rank = (-len(days), translated or first.structured, -own, repeated, first.structured)
+        summaries.append((rank + (-_contact_rank(first.url), first.url), lines, days, named))
 
     kept: list[Fact] = []
     covered: set[int] = set()
     words: set[str] = set()
     for _, lines, days, named in sorted(summaries, key=lambda summary: summary[0]):
-        if kept and not (days - covered) and (named & words or not named):
+        if kept and not (days - covered) and (named & words or not named or _stale(lines, kept)):
             continue  # the same days, in the same words or in none: said already
         if kept and len(kept) + len(lines) > MAX_HOURS:
             continue
@@ -1469,6 +1472,29 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
         covered |= days
         words |= named
     return kept
+
+
+_CLOCK = re.compile(r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?", re.IGNORECASE)
+
+
+def _clock_times(text: str) -> set[int]:
+    """The times of day (in minutes) in an hours line's ranges: "9 am – 5 pm" and
+    "09.00–17.00" say the same two."""
+    times = set()
+    for span in _TIME_RANGE.finditer(text):
+        for m in _CLOCK.finditer(span.group(0)):
+            hour = int(m.group(1)) % 12 if m.group(3) else int(m.group(1))
+            hour += 12 if m.group(3) and m.group(3).lower().startswith("p") else 0
+            times.add(hour * 60 + int(m.group(2) or 0))
+    return times
+
+
+def _stale(lines: list[Fact], kept: list[Fact]) -> bool:
+    """Structured data saying the week again with times the page does not say: left
+    out of date ("Friday 09:00–16:00" beside the contact page's "Fredag 09.00–15.00").
+    Said with the same times, its English days stay on the card beside the site's."""
+    said = set().union(*(_clock_times(f.value) for f in kept))
+    return all(f.structured for f in lines) and not set().union(*(_clock_times(f.value) for f in lines)) <= said
 
 
 def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
@@ -1497,12 +1523,35 @@ _DAY_RANGE = re.compile(
     re.IGNORECASE,
 )
 _KOREAN_DAY = re.compile(r"(?<![가-힣])([월화수목금토일])(?:요일|(?![가-힣]))")
-# Finnish days in two letters, a word elsewhere ("to", "la", "su"): two joined as a range
-# ("ti–pe", "Ti–To"), or one written with a capital before a time ("La 10–20", "Su klo 11–18",
-# a table's "| La | 10–20 |").
-_FI_SHORT = "ma|ti|ke|to|pe|la|su"
-_FI_DAY = re.compile(
-    rf"\b({_FI_SHORT})\.?\s*[–-]\s*({_FI_SHORT})\b(?!-)|(?-i:\b(Ma|Ti|Ke|To|Pe|La|Su)\b)(?=\.?\s*\|?\s*(?:klo\s*)?\d{{1,2}}(?:[.:]\d{{2}})?\s*[–-]\s*\d)",
+# Weeks in two or three letters, Monday first. Their names are words in other languages
+# ("to", "la", "ons", "tor", "man"), and one name is two days ("so": Sunday in German,
+# Saturday in Czech), so a line's short names are read in one week: the one its ranges
+# are written in ("Po–Pá", "mån–tor"), else the one most of them belong to. Such a name
+# counts as a day in a range, or before a time ("La 10–20", "fre 9–15", "Su klo 11–18",
+# a table's "| La | 10–20 |") or a word for closed ("lör–sön stängt", "So zavřeno"):
+# written with a capital, in a line with a range of its week, or when it is no word
+# elsewhere ("mån", "lör", "søn").
+_SHORT_WEEKS = {
+    "de": "mo di mi do fr sa so",
+    "nl": "ma di wo do vr za zo",
+    "sv": "mån tis ons tor fre lör sön",
+    "da": "man tir ons tor fre lør søn",  # and Norwegian
+    "cs": "po út st čt pá so ne",
+    "fi": "ma ti ke to pe la su",
+}
+_SHORT_WEEKS = {lang: names.split() for lang, names in _SHORT_WEEKS.items()}
+_ONLY_DAYS = {"mån", "tis", "lör", "sön", "lør", "søn", "út", "čt", "pá"}
+_SHORT_NAME = re.compile(
+    r"(?<!\w)("
+    + "|".join(sorted({n for names in _SHORT_WEEKS.values() for n in names}, key=len, reverse=True))
+    + r")(?!\w)",
+    re.IGNORECASE,
+)
+_SHORT_SEPARATOR = re.compile(r"\.?\s*[–-]\s*$")
+_AFTER_SHORT_DAY = re.compile(
+    r"\.?\s*:?\s*\|?\s*(?:(?:klo|kl\.?)\s*)?\d{1,2}(?:[.:]\d{2})?\s*[–-]\s*\d|\.?\s*:?\s*\|?\s*(?:"
+    + _CLOSED.pattern
+    + ")",
     re.IGNORECASE,
 )
 # Japanese "月曜日", "水曜", lists "土・日"; Chinese "星期一", "周六".
@@ -1520,6 +1569,36 @@ _WORKING_WEEK = ("weekdays", "werktags", "vardagar", "hverdage", "hverdager", "�
 _WORKING_WEEK += ("平日",)  # Japanese and Chinese: a table's column "平日", beside "土・日・祝日"
 
 
+def _short_days(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, weekday) of each short day name in one of _SHORT_WEEKS."""
+    names = list(_SHORT_NAME.finditer(text))
+    if not names:
+        return []
+    ranges: dict[str, list[tuple[re.Match, re.Match]]] = {}
+    for first, last in zip(names, names[1:]):
+        hyphenated = text[first.start() - 1 : first.start()] == "-" or text[last.end() : last.end() + 1] == "-"
+        if _SHORT_SEPARATOR.match(text[first.end() : last.start()]) and not hyphenated:
+            for lang, week in _SHORT_WEEKS.items():
+                a, b = first.group(1).casefold(), last.group(1).casefold()
+                if a in week and b in week and a != b:
+                    ranges.setdefault(lang, []).append((first, last))
+    words = [m.group(1).casefold() for m in names]
+    lang = max(_SHORT_WEEKS, key=lambda lang: (len(ranges.get(lang, ())), sum(w in _SHORT_WEEKS[lang] for w in words)))
+    week = _SHORT_WEEKS[lang]
+    in_range = {m.start() for pair in ranges.get(lang, ()) for m in pair}
+    found = []
+    for m in names:
+        name = m.group(1)
+        if name.casefold() not in week:
+            continue
+        if m.start() in in_range or (
+            (name[0].isupper() or lang in ranges or name.casefold() in _ONLY_DAYS)
+            and _AFTER_SHORT_DAY.match(text, m.end())
+        ):
+            found.append((m.start(), m.end(), week.index(name.casefold())))
+    return found
+
+
 def _day_mentions(text: str) -> list[tuple[int, int, int]]:
     """(start, end, weekday) of each day named in an hours line: full names, and short
     ones written with a capital ("Mo", "Di", "Sáb"; "di" is Italian for "of")."""
@@ -1533,11 +1612,8 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
             end = m.end() + 6 if text[m.end() : m.end() + 6].casefold() == "-feira" else m.end()
             found.append((m.start(), end, day))
     found += [(m.start(), m.end(), "월화수목금토일".index(m.group(1))) for m in _KOREAN_DAY.finditer(text)]
-    for m in _FI_DAY.finditer(text):
-        taken = {start for start, _, _ in found}
-        for group in (1, 2, 3):
-            if m.group(group) and m.start(group) not in taken:
-                found.append((m.start(group), m.end(group), _FI_SHORT.split("|").index(m.group(group).lower())))
+    short = _short_days(text)
+    found = [f for f in found if not any(start == f[0] for start, _, _ in short)] + short
     for m in _KANJI_DAY.finditer(text):
         if m.group(1):
             found.append((m.start(), m.end(), _KANJI_WEEK.index(m.group(1))))
