@@ -111,6 +111,8 @@ CROSS_LANGUAGE_LEXICAL_WEIGHT = 0.25
 # (demo), and hit@1 was best at 0.6. *ours*
 LEXICAL_WEIGHT = 0.6
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+# Letters only Vietnamese writes: ơ, ư and the vowels with a tone mark beneath or a hook.
+_VIETNAMESE = re.compile(r"[ơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
 
 
 def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
@@ -119,6 +121,8 @@ def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
     an English site), or None when unclear. Korean is told by its script."""
     if _HANGUL.search(query):
         return "ko"
+    if len(_VIETNAMESE.findall(query)) >= 2:
+        return "vi"  # no stemmer here, but its letters tell it
     found = query_language(query, {*business_languages, "en"} - {""})
     if found:
         return found

@@ -180,3 +180,24 @@ def test_a_finnish_time_says_klo_and_finnish_alle_is_under():
     assert holds("time", "Lounas ti–pe klo 11–14.") and holds("time", "kl. 10–18")
     assert not holds("time", "Alle 7-vuotiaat saunovat ilmaiseksi.")  # "under 7 years old"
     assert holds("time", "Chiudiamo alle 23.")  # the Italian "at 23" still is
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("Tiệm mình mấy giờ đóng cửa vậy em?", ("time",)),
+        ("Chị có cái quần tây muốn lên lai lại thì tiệm lấy bao nhiêu?", ("price",)),
+        ("Em ở Hà Nội, gửi ra ngoài này phí ship nhiêu?", ("price",)),
+        ("Zalo của tiệm số mấy vậy em?", ("phone",)),
+        ("Tiệm mình nằm ở đường nào vậy em?", ("address",)),
+        ("Anh may bộ vest thì mấy ngày lấy được em?", ()),  # how many days, not a time of day
+        ("Tiệm có bao nhiêu thợ may?", ()),  # how many tailors, not a price
+    ],
+)
+def test_vietnamese_questions_ask_for_kinds(question, kinds):
+    assert asked_kinds(question) == kinds
+
+
+def test_prices_in_dong_are_prices():
+    assert holds("price", "Lên lai quần: 45.000đ") and holds("price", "Áo dài: 1.200.000 VNĐ")
+    assert holds("price", "từ 950.000₫") and not holds("price", "lấy trong 48 giờ")

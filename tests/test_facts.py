@@ -1131,3 +1131,38 @@ def test_the_sites_own_language_leads_the_card_and_stale_structured_hours_stay_o
     )
     hours = [f.value for f in contact_card([(d.url, d.facts) for d in (home, kontakt)]) if f.kind == "hours"]
     assert hours[7:] == ["Monday–Thursday 09:00–17:00", "Friday 09:00–15:00"]
+
+
+def test_a_vietnamese_tailors_contact_page_days_and_the_web_agency():
+    """A Hội An tailor: its contact page labels its lines in Vietnamese (Địa chỉ, Điện
+    thoại bàn, Giờ mở cửa), its footer says "Mở cửa: 8:00 – 21:30 hằng ngày (Thứ Hai –
+    Chủ Nhật)", and its privacy page gives the web agency's number in a sentence. Nothing
+    Vietnamese was read: the card took all it had from the English page."""
+    for line, days in (
+        ("Mở cửa: 8:00 – 21:30 hằng ngày (Thứ Hai – Chủ Nhật)", set(range(7))),
+        ("Thứ Hai – Thứ Bảy 8:00 – 17:00", set(range(6))),
+        ("Thứ 2 đến Thứ 6: 8h – 17h", set(range(5))),
+        ("T2 – T7: 8:00 – 17:00", set(range(6))),
+        ("Chủ nhật nghỉ", {6}),
+        ("Lần thứ hai 10:00 – 12:00", set()),  # "the second time", not Monday
+    ):
+        assert days_of(line) == days, line
+    contact = (
+        "<h1>Liên hệ</h1><p><strong>Địa chỉ:</strong> 47 Trần Phú, phường Minh An, TP. Hội An</p>"
+        "<p><strong>Điện thoại bàn:</strong> 0235 3861 457</p>"
+        "<p><strong>Giờ mở cửa:</strong> 8:00 – 21:30, tất cả các ngày trong tuần.</p>"
+    )
+    facts = parse_html(page(contact, lang="vi"), "https://may.example/lien-he/").facts
+    assert [(f.kind, f.label, f.value) for f in facts if f.kind != "email" and f.kind != "whatsapp"][1:] == [
+        ("address", "", "47 Trần Phú, phường Minh An, TP. Hội An"),
+        ("phone", "Điện thoại bàn", "0235 3861 457"),
+        ("hours", "", "Giờ mở cửa: 8:00 – 21:30, tất cả các ngày trong tuần."),
+    ]
+    privacy = (
+        "<h1>Chính sách bảo mật</h1><h2>5. Đơn vị quản trị website</h2><p>Website được thiết kế và quản trị kỹ "
+        "thuật bởi Công ty HoiWeb, 88 Hùng Vương, Đà Nẵng. Điện thoại: 0236 3 789 456 – Email: hotro@hoiweb.example.</p>"
+        "<p>Mã số doanh nghiệp: 4000812345</p>"
+    )
+    assert _values_of("phone", privacy, "https://may.example/chinh-sach-bao-mat/", "vi") == ["+49 30 123456"]
+    card = contact_card([("https://may.example/lien-he/", facts)])
+    assert "Địa chỉ / Address: 47 Trần Phú" in card_markdown(card, ["vi"])

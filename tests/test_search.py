@@ -189,3 +189,11 @@ def test_the_offtopic_questions_cover_the_callers_languages():
     langs = {lang for lang, _ in offtopic_questions()}
     assert {"en", "es", "de", "tr", "ko", "fr"} <= langs
     assert all(question.strip() for _, question in offtopic_questions())
+
+
+def test_a_vietnamese_question_is_told_by_its_letters():
+    # No stemmer analyses Vietnamese, and its short words are other languages' stopwords
+    # ("em", "do", "con"); ơ, ư and the vowels with a dot below or a hook are its own.
+    assert language_of("Tiệm mình mấy giờ đóng cửa vậy em?", ("vi", "en")) == "vi"
+    assert language_of("Tiệm mình mấy giờ đóng cửa vậy em?", ("en",)) == "vi"
+    assert language_of("Gdje se nalazi Međugorje?", ("en",)) != "vi"  # Croatian "đ" alone

@@ -185,6 +185,16 @@ LABELS = {
         "booking": "Reserveren",
         "title": "Contact",
     },
+    "vi": {
+        "phone": "Điện thoại",
+        "whatsapp": "WhatsApp",
+        "chat": "Nhắn tin",
+        "email": "Email",
+        "address": "Địa chỉ",
+        "hours": "Giờ mở cửa",
+        "booking": "Đặt lịch",
+        "title": "Liên hệ",
+    },
     "pt": {
         "phone": "Telefone",
         "whatsapp": "WhatsApp",
@@ -202,7 +212,7 @@ _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
 _PHONE_WORDS = re.compile(
     r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|fono|móvil|movil|mobile|mobil|handy|gsm|"
     r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο|puhelin|puh|"
-    r"telefonszám)\b|전화|☎|📞|電話|电话|ＴＥＬ"
+    r"telefonszám|điện thoại|đt|sđt|di động|hotline|zalo)\b|전화|☎|📞|電話|电话|ＴＥＬ"
     # a number to text, as a line's label: "Text: …", "Text us at …", "SMS: …"
     r"|^\W*(?:text(?:\s+us)?|sms|mensajes de texto)\s*(?:[:：]|at\b)",
     re.IGNORECASE,
@@ -215,7 +225,8 @@ _REGISTRY = re.compile(
     r"registergericht|amtsgericht|org\.?\s?nr|organisationsnummer|orgnr|cvr|cif|nif|rfc|cnpj|cpf|siret|siren|"
     r"rcs|p\.?\s?iva|partita iva|codice fiscale|abn|acn|company (?:no|number)|registered|"
     r"reg(?:istration)?\.?\s?(?:no|nr|number)|ičo|dič|nip|regon|krs|vergi\w*|vkn|mersis|ticaret sicil\w*|"
-    r"y-tunnus|zvr|gln|iban|bic|swift|konto\w*|blz|инн|огрн|кпп)\b|사업자|통신판매|法人番号|登録番号",
+    r"y-tunnus|zvr|gln|iban|bic|swift|konto\w*|blz|инн|огрн|кпп|mã số doanh nghiệp|mã số thuế|mst(?=\s*[:：])|gpkd|"
+    r"số tài khoản|stk)\b|사업자|통신판매|法人番号|登録番号",
     re.IGNORECASE,
 )
 _HOURS_WORDS = re.compile(
@@ -223,7 +234,8 @@ _HOURS_WORDS = re.compile(
     r"öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
     r"horaires|ouvert|orari|aperto|aperti|openingstijden|geopend|aberto|aberta|abertos|horário|funcionamento|"
     r"godziny otwarcia|czynne|otwarte|otevírací doba|otevřeno|öppettider|öppet|åpningstider|åbningstider|"
-    r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά|aukioloajat|avoinna|nyitvatartás|nyitva|deschis)\b|"
+    r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά|aukioloajat|avoinna|nyitvatartás|nyitva|deschis|"
+    r"giờ mở cửa|mở cửa|giờ làm việc|thời gian làm việc)\b|"
     r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間",
     re.IGNORECASE,
 )
@@ -298,6 +310,10 @@ _EVERY_DAY = (
     "zilnic",
     "naponta",
     "päivittäin",
+    "hằng ngày",
+    "hàng ngày",
+    "mỗi ngày",
+    "tất cả các ngày",
 )
 _DAY = re.compile(
     r"\b("
@@ -321,7 +337,7 @@ _FULL_DAY = re.compile(
 _CLOSED = re.compile(
     r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten|"
     r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|stängt|stengt|lukket|"
-    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni)\b|"
+    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|nghỉ|đóng cửa)\b|"
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息",
     re.IGNORECASE,
 )
@@ -392,7 +408,7 @@ _HOLIDAYS = {
     "공휴일",
 }
 _ADDRESS_WORDS = re.compile(
-    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|주소|住所|所在地|地址|"
+    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|địa chỉ|주소|住所|所在地|地址|"
     r"visit us|find us|"
     r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
@@ -413,7 +429,8 @@ _ROLES = (
     r"\w*schlichtungsstelle|diseño(?: web)?|desarrollo(?: web)?|alojamiento(?: web)?|web tasarım|tasarım|"
     r"barındırma|hébergeur|hébergement|conception|réalisation|sviluppo|realizzazione|progettazione|"
     r"hosting e sviluppo|ontwerp|webbouw|alojamento|desenvolvimento|웹\s?디자인|호스팅|제작|"
-    r"tárhelyszolgáltató|tárhely|webfejlesztés|weboldal készítője|verkkosivut|kotisivut|sivuston toteutus"
+    r"tárhelyszolgáltató|tárhely|webfejlesztés|weboldal készítője|verkkosivut|kotisivut|sivuston toteutus|"
+    r"thiết kế(?: website| web)?|đơn vị (?:thiết kế|quản trị)(?: website)?|quản trị website|lưu trữ(?: website)?"
 )
 _OTHER_ROLE = re.compile(
     rf"^\W*(?:{_ROLES})\b[^:：\n]{{0,40}}?(?:\s*[:：]|\s(?:by|von|durch|por|par|da|door|tarafından)\b)", re.IGNORECASE
@@ -430,7 +447,8 @@ _MADE_BY = re.compile(
     r"\b(?:hosted by|gehostet (?:bei|von)|gehostet durch|designed by|made by|powered by|site by|website by|"
     r"erstellt (?:von|durch)|realisiert (?:von|durch)|hébergé (?:par|chez)|réalisé par|conçu par|"
     r"alojad[oa] (?:en|por)|diseñad[oa] por|realizzato da|ospitato (?:da|su)|gemaakt door|gehost door|"
-    r"desenvolvido por|alojado por|tarafından (?:tasarlanmıştır|barındırılmaktadır))\b",
+    r"desenvolvido por|alojado por|tarafından (?:tasarlanmıştır|barındırılmaktadır)|"
+    r"(?:thiết kế|quản trị|phát triển|vận hành)(?: và (?:quản trị|phát triển|vận hành))?(?: kỹ thuật)? bởi)\b",
     re.IGNORECASE,
 )
 _SITE_WORD = re.compile(r"^\W*(?:website|webseite|homepage)\W*$", re.IGNORECASE)
@@ -752,7 +770,7 @@ def _as_written(a, value: str) -> str:
 # A post about booking ("네이버 예약 오픈 안내", "Online booking now open") is news, not a way to book.
 _NEWS_PATH = re.compile(
     r"/(?:news|notice|notices|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
-    r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|공지|공지사항|소식)(?:[/._-]|$)|/bbs/board",
+    r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|공지|공지사항|소식)(?:[/._-]|$)|/bbs/board",
     re.IGNORECASE,
 )
 
@@ -1061,6 +1079,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
             said = (
                 _DAY.search(sentence)
                 or _short_days(sentence)
+                or _VI_DAY.search(sentence)
                 or (_HOURS_WORDS.search(sentence) and len(sentence.split()) <= 7)
             )
             once = _YEAR.search(_TIME_RANGE.sub("", sentence)) or (
@@ -1307,14 +1326,16 @@ _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; 
     r"contact|kontakt|contacto|contatto|contatti|contato|iletisim|iletişim|getting-here|anfahrt|find-us|location|"
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
     r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
-    r"오시는|연락|영업시간|yhteystiedot|ota-yhteytta|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás",
+    r"오시는|연락|영업시간|yhteystiedot|ota-yhteytta|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás|"
+    r"lien-he|lienhe|liên-hệ",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
 # A booking page gives the numbers to book on (a WhatsApp number, often), after the contact page's.
 _BOOKING_PATH = re.compile(r"reserv|prenota|buchen|booking|rezervasyon|rezerwacj|kratis|κρατήσ|예약", re.IGNORECASE)
 _LEGAL_PATH = re.compile(
-    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä", re.IGNORECASE
+    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä|gioi-thieu",
+    re.IGNORECASE,
 )
 
 
@@ -1518,7 +1539,7 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
-    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|"
+    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|"
     r"부터|から|至|到)\s*$",
     re.IGNORECASE,
 )
@@ -1569,6 +1590,24 @@ _WORKING_WEEK = ("weekdays", "werktags", "vardagar", "hverdage", "hverdager", "�
 _WORKING_WEEK += ("平日",)  # Japanese and Chinese: a table's column "平日", beside "土・日・祝日"
 
 
+# Vietnamese days by their number ("Thứ Hai", Monday, the second day; "Thứ 7"; "T2 – T7")
+# and Sunday, "Chủ Nhật" ("CN" only closing a range).
+_VI_DAY = re.compile(
+    r"(?<!lần )\bthứ\s*(hai|ba|tư|năm|sáu|bảy|[2-7])\b|\b(chủ\s*nhật)\b|\bT([2-7])(?=\s*[–-]\s*(?:T[2-7]|CN)\b)|"
+    r"(?<=[–-])\s*(?:T([2-7])|(CN))\b",
+    re.IGNORECASE,
+)
+_VI_ORDINALS = {"hai": 0, "ba": 1, "tư": 2, "năm": 3, "sáu": 4, "bảy": 5}
+
+
+def _vi_weekday(m: re.Match) -> int:
+    word = (m.group(1) or "").casefold()
+    number = m.group(3) or m.group(4) or (word if word.isdigit() else "")
+    if number:
+        return int(number) - 2
+    return _VI_ORDINALS[word] if word else 6
+
+
 def _short_days(text: str) -> list[tuple[int, int, int]]:
     """(start, end, weekday) of each short day name in one of _SHORT_WEEKS."""
     names = list(_SHORT_NAME.finditer(text))
@@ -1612,6 +1651,7 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
             end = m.end() + 6 if text[m.end() : m.end() + 6].casefold() == "-feira" else m.end()
             found.append((m.start(), end, day))
     found += [(m.start(), m.end(), "월화수목금토일".index(m.group(1))) for m in _KOREAN_DAY.finditer(text)]
+    found += [(m.start(), m.end(), _vi_weekday(m)) for m in _VI_DAY.finditer(text)]
     short = _short_days(text)
     found = [f for f in found if not any(start == f[0] for start, _, _ in short)] + short
     for m in _KANJI_DAY.finditer(text):
