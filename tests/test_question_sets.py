@@ -17,7 +17,7 @@ from conftest import CORPORA_MISSING, REPO
 from serve_site import page_file, site_path
 
 QUESTIONS = REPO / "scripts" / "questions"
-ANSWERS = {"en", "es", "de", "fr", "it", "pt", "nl", "tr", "ko", "ja", "el", "pl", "cs"}
+ANSWERS = {"en", "es", "de", "fr", "it", "pt", "nl", "tr", "ko", "ja", "el", "pl", "cs", "ro", "fi", "hu", "sv", "vi"}
 
 
 def _visible(file: Path) -> list[str]:
