@@ -53,7 +53,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"programul|program de (?:lucru|funcționare|vară|iarnă)|orar(?:ul)?|hány órá\w*|meddig|mikortól|nyitvatartás\w*|mikor (?:nyit|zár)\w*|"
         r"mihin aikaan|monelta\w*|mihin asti|mistä asti|aukioloaj\w*|aukiolo\w*|milloin (?:te )?(?:olette|ootte|on) auki|"
         r"kauanko (?:te )?(?:olette|ootte) auki|"
-        r"mấy giờ|giờ nào|giờ mở cửa|giờ làm việc|mở cửa (?:lúc|từ|đến)|đóng cửa (?:lúc|mấy)|mở tới|mở đến)\b"
+        r"mấy giờ|giờ nào|giờ mở cửa|giờ làm việc|mở cửa (?:lúc|từ|đến)|đóng cửa (?:lúc|mấy)|mở tới|mở đến|"
+        r"jam berapa|(?:buka|tutup) (?:dari |sampai |mulai )?jam|jam (?:buka|tutup|operasional|kerja|kantor)|sampai jam)\b"
         r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|营业时间|營業時間",
         re.IGNORECASE,
     ),
@@ -73,7 +74,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"c[âa]t (?:costă|costa|e|este|mă costă|ne costă|face|ar costa|ar fi)|pre[țţ]\w*|pretul|preturi\w*|tarif\w*|"
         r"mennyibe (?:kerül|kerülne)|mennyi(?:t)? kell fizet\w*|árak\w*|díj\w*|"
         r"paljonko|kuinka paljon|mitä (?:\w+ ){0,3}maksaa|hinta|hinnat|hinnasto\w*|hintaa|"
-        r"bao nhiêu tiền|giá bao nhiêu|giá|bảng giá|(?<!số )(?:bao )?nhiêu(?=\s*(?:tiền|vậy|ạ|à|em|chị|anh|ha|nhỉ|[?,.!]|$))|chi phí|phí|tốn)\b"
+        r"bao nhiêu tiền|giá bao nhiêu|giá|bảng giá|(?<!số )(?:bao )?nhiêu(?=\s*(?:tiền|vậy|ạ|à|em|chị|anh|ha|nhỉ|[?,.!]|$))|chi phí|phí|tốn|"
+        r"harga\w*|biaya\w*|ongkos\w*|(?:sewa\w*|bayar|charge|kena|denda\w*|deposit\w*)(?: \w+){0,4} berapa|berapa (?:harga|biaya|ongkos|duit|rupiah|ribu))\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|价格|價格",
         re.IGNORECASE,
     ),
@@ -83,7 +85,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"telefon\w*|teléfono|numéro|téléphone|telefono|telefone|telefoon\w*|"
         r"número(?! (?:máximo|mínimo|de))|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo|nummer|"
         r"num[ăa]r(?:ul)?(?! de)|v[ăa] pot suna|s[ăa] v[ăa] sun|hívhat\w*|puhelin\w*|numero(?! (?:di|de|massimo|minimo|máximo|mínimo))|numeronne|"
-        r"soittaa|soitan|số điện thoại|điện thoại|sđt|số mấy|số nào|hotline|zalo)\b|\bwhatsapp\b|전화|電話|电话",
+        r"soittaa|soitan|số điện thoại|điện thoại|sđt|số mấy|số nào|hotline|zalo|nomor (?:telepon|telp|hp|wa|whatsapp|kantor|kontak)\w*|telepon\w*|telp|"
+        r"ditelepon|menelepon)\b|\bwhatsapp\b|전화|電話|电话",
         re.IGNORECASE,
     ),
     "email": re.compile(
@@ -104,7 +107,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"var ligger|hvor (?:ligger|er i)|unde (?:sunteți|sunteti|vă aflați|va aflati|aveți|e|este|vă găsesc|vă găsim)|"
         r"pe ce stradă|hol (?:vagytok|vannak|van|található|találom|találhatók)|"
         r"osoite\w*|katuosoite\w*|missä (?:te )?(?:olette|ootte|sijaitsette|päin)|"
-        r"địa chỉ|ở đâu|chỗ nào|đường nào|nằm ở)\b|주소|어디|위치|住所|どこ|地址|在哪",
+        r"địa chỉ|ở đâu|chỗ nào|đường nào|nằm ở|alamat\w*|di ?mana (?:(?:kantor|lokasi|tempat)\w*|ya|sih))\b|주소|어디|위치|住所|どこ|地址|在哪",
         re.IGNORECASE,
     ),
 }
@@ -118,13 +121,13 @@ _TIME = re.compile(
     rf"|{_CLOCK_DOT}(?:\s*(?:uhr|uur|u\b|h\b)|'\w|\s*[-–—]\s*{_CLOCK_DOT}(?!\d))"
     r"|(?<![\d.,])\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.|uhr|uur|π\.μ\.|μ\.μ\.)(?!\w)|(?:오전|오후)\s?\d|\d{1,2}\s?시(?!간)"
     r"|\d{1,2}時(?!間)|\b(?:alle|dalle|às|a las|de las|desde las|hasta las|στις)\s\d{1,2}\b(?![.,:]?\d|-)"
-    r"|\b(?:klo|kl\.)\s?\d{1,2}(?:[.:]\d{2})?\b",
+    r"|\b(?:klo|kl\.)\s?\d{1,2}(?:[.:]\d{2})?\b|\b(?:pukul|jam)\s\d{1,2}[.:]\d{2}\b",
     re.IGNORECASE,
 )
 # An amount of money, or its absence: "€ 95", "CHF 590.–", "75 €", "1,20 €", "3만 원",
 # "1,500円", "80 zł", "free". *ours*
 _PRICE = re.compile(
-    r"[$€£¥₺₩₹]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$|VND|VNĐ)\s?\d"
+    r"[$€£¥₺₩₹]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$|VND|VNĐ|Rp\.?|IDR)\s?\d"
     r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|lei|RON|Ft|HUF|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔|đ|₫|đồng|VND|VNĐ)(?!\w)"
     r"|\d+\s?만\s?원"
     r"|(?<!feel )(?<![-\w])free\b|\b(?:gratis|gratuit\w*|kostenlos|gratuito|ücretsiz|δωρεάν|bezpłatn\w*|zdarma|ingyen\w*)\b"

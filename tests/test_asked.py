@@ -201,3 +201,23 @@ def test_vietnamese_questions_ask_for_kinds(question, kinds):
 def test_prices_in_dong_are_prices():
     assert holds("price", "Lên lai quần: 45.000đ") and holds("price", "Áo dài: 1.200.000 VNĐ")
     assert holds("price", "từ 950.000₫") and not holds("price", "lấy trong 48 giờ")
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("Halo, mau tanya, nomor WA buat booking motor berapa ya?", ("phone",)),  # "berapa": which number
+        ("Hari Minggu buka jam berapa sampai jam berapa?", ("time",)),
+        ("Sewa motor per hari berapa ya?", ("price",)),
+        ("Ongkos antarnya ke Tegallalang berapa?", ("price",)),
+        ("Kantornya di mana ya?", ("address",)),
+        ("Berapa lama tur ke Kintamani?", ()),  # how long, not a price
+    ],
+)
+def test_indonesian_questions_ask_for_kinds(question, kinds):
+    assert asked_kinds(question) == kinds
+
+
+def test_rupiah_and_pukul_are_a_price_and_a_time():
+    assert holds("price", "Honda Scoopy: Rp 75.000 / hari") and holds("price", "IDR 950,000 per week")
+    assert holds("time", "Kantor buka pukul 08.00") and not holds("time", "jam 2 siang")

@@ -3,7 +3,7 @@
 
 import json
 
-from ingest.extract.facts import card_markdown, contact_card, days_of, one_line_address
+from ingest.extract.facts import card_markdown, contact_card, days_of, mentions_email, mentions_phone, one_line_address
 from ingest.extract.html import parse_html
 from ingest.extract.language import text_language
 from ingest.models import Fact
@@ -1166,3 +1166,47 @@ def test_a_vietnamese_tailors_contact_page_days_and_the_web_agency():
     assert _values_of("phone", privacy, "https://may.example/chinh-sach-bao-mat/", "vi") == ["+49 30 123456"]
     card = contact_card([("https://may.example/lien-he/", facts)])
     assert "Địa chỉ / Address: 47 Trần Phú" in card_markdown(card, ["vi"])
+
+
+def test_an_indonesian_rental_its_days_its_contact_page_and_the_freelancer():
+    """A Ubud scooter rental: "Senin – Sabtu: 08.00 – 20.00", "Minggu" (Sunday; "minggu"
+    is also a week), "Telp", "Alamat", /kontak/; its privacy page names the freelancer
+    who built the site, with his number, in a sentence ("dibuat dan dikelola oleh …")."""
+    for line, days in (
+        ("Senin – Sabtu: 08.00 – 20.00", set(range(6))),
+        ("Minggu: 09.00 – 17.00", {6}),
+        ("Senin s.d. Jumat 08.00-16.00", set(range(5))),
+        ("Minggu tutup", {6}),
+        ("Sewa per minggu Rp 450.000", set()),
+        ("Buka setiap hari 08.00 – 20.00", set(range(7))),
+    ):
+        assert days_of(line) == days, line
+    contact = (
+        "<h1>Hubungi Kami</h1><p><strong>Telepon kantor:</strong> 0361 975 412</p>"
+        "<p><strong>Alamat:</strong> Jl. Raya Andong No. 27, Petulu, Kec. Ubud, Bali 80571</p>"
+        "<h2>Jam Operasional</h2><table><tr><td>Senin – Sabtu</td><td>08.00 – 20.00</td></tr>"
+        "<tr><td>Minggu</td><td>09.00 – 17.00</td></tr></table>"
+    )
+    facts = parse_html(page(contact, lang="id"), "https://motor.example/kontak/").facts
+    assert ("phone", "Telepon kantor", "0361 975 412") in [(f.kind, f.label, f.value) for f in facts]
+    assert [f.value for f in facts if f.kind in ("address", "hours")] == [
+        "Jl. Raya Andong No. 27, Petulu, Kec. Ubud, Bali 80571",
+        "Senin – Sabtu 08.00 – 20.00",
+        "Minggu 09.00 – 17.00",
+    ]
+    privacy = (
+        "<h1>Kebijakan Privasi</h1><p>Situs web ini dibuat dan dikelola oleh Pradnya Web Studio, Denpasar. "
+        "Untuk masalah teknis silakan hubungi 0878-6112-0934 atau halo@pradnyaweb.example.</p>"
+    )
+    assert _values_of("phone", privacy, "https://motor.example/kebijakan-privasi/", "id") == ["+49 30 123456"]
+    card = contact_card([("https://motor.example/kontak/", facts)])
+    assert "Jam buka / Opening hours: Senin – Sabtu 08.00 – 20.00" in card_markdown(card, ["id"])
+
+
+def test_a_number_or_address_on_a_line_about_someone_else_is_not_the_one_asked_for():
+    # retrieval.asked counts a passage holding a phone as an answer to "what's your number?"
+    made_by = (
+        "Situs web ini dibuat dan dikelola oleh Pradnya Web Studio. Hubungi 0878-6112-0934 atau halo@pradnya.example."
+    )
+    assert not mentions_phone(made_by) and not mentions_email(made_by)
+    assert mentions_phone(f"{made_by}\nTelp kantor: 0361 975 412") and mentions_email("Email: info@rental.example")

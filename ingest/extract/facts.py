@@ -185,6 +185,16 @@ LABELS = {
         "booking": "Reserveren",
         "title": "Contact",
     },
+    "id": {
+        "phone": "Telepon",
+        "whatsapp": "WhatsApp",
+        "chat": "Chat",
+        "email": "Email",
+        "address": "Alamat",
+        "hours": "Jam buka",
+        "booking": "Pemesanan",
+        "title": "Kontak",
+    },
     "vi": {
         "phone": "Điện thoại",
         "whatsapp": "WhatsApp",
@@ -212,7 +222,7 @@ _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
 _PHONE_WORDS = re.compile(
     r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|fono|móvil|movil|mobile|mobil|handy|gsm|"
     r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο|puhelin|puh|"
-    r"telefonszám|điện thoại|đt|sđt|di động|hotline|zalo)\b|전화|☎|📞|電話|电话|ＴＥＬ"
+    r"telefonszám|điện thoại|đt|sđt|di động|hotline|zalo|telepon|telp|tlp|no\. hp|nomor hp)\b|전화|☎|📞|電話|电话|ＴＥＬ"
     # a number to text, as a line's label: "Text: …", "Text us at …", "SMS: …"
     r"|^\W*(?:text(?:\s+us)?|sms|mensajes de texto)\s*(?:[:：]|at\b)",
     re.IGNORECASE,
@@ -225,7 +235,7 @@ _REGISTRY = re.compile(
     r"registergericht|amtsgericht|org\.?\s?nr|organisationsnummer|orgnr|cvr|cif|nif|rfc|cnpj|cpf|siret|siren|"
     r"rcs|p\.?\s?iva|partita iva|codice fiscale|abn|acn|company (?:no|number)|registered|"
     r"reg(?:istration)?\.?\s?(?:no|nr|number)|ičo|dič|nip|regon|krs|vergi\w*|vkn|mersis|ticaret sicil\w*|"
-    r"y-tunnus|zvr|gln|iban|bic|swift|konto\w*|blz|инн|огрн|кпп|mã số doanh nghiệp|mã số thuế|mst(?=\s*[:：])|gpkd|"
+    r"y-tunnus|zvr|gln|iban|bic|swift|konto\w*|blz|инн|огрн|кпп|mã số doanh nghiệp|mã số thuế|mst(?=\s*[:：])|gpkd|npwp|nib|siup|"
     r"số tài khoản|stk)\b|사업자|통신판매|法人番号|登録番号",
     re.IGNORECASE,
 )
@@ -235,7 +245,7 @@ _HOURS_WORDS = re.compile(
     r"horaires|ouvert|orari|aperto|aperti|openingstijden|geopend|aberto|aberta|abertos|horário|funcionamento|"
     r"godziny otwarcia|czynne|otwarte|otevírací doba|otevřeno|öppettider|öppet|åpningstider|åbningstider|"
     r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά|aukioloajat|avoinna|nyitvatartás|nyitva|deschis|"
-    r"giờ mở cửa|mở cửa|giờ làm việc|thời gian làm việc)\b|"
+    r"giờ mở cửa|mở cửa|giờ làm việc|thời gian làm việc|jam buka|jam operasional|jam kerja|jam kantor|buka)\b|"
     r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間",
     re.IGNORECASE,
 )
@@ -251,17 +261,18 @@ _WEEK = tuple(
     for names, nordic, korean in zip(
         (
             "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag "
-            "poniedziałek poniedziałki poniedziałku pon pn pondělí δευτέρα δευτερα δευ luni hétfő hétfőn maanantai maanantaina maanantaisin",
+            "poniedziałek poniedziałki poniedziałku pon pn pondělí δευτέρα δευτερα δευ luni hétfő hétfőn maanantai maanantaina maanantaisin "
+            "senin",
             "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag "
-            "wtorek wtorki wtorku wt úterý τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin",
+            "wtorek wtorki wtorku wt úterý τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa",
             "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag "
-            "środa środy środę śr středa τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin",
+            "środa środy środę śr středa τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin rabu",
             "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag "
-            "czwartek czwartki czwartku czw čtvrtek πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin",
+            "czwartek czwartki czwartku czw čtvrtek πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin kamis",
             "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag piątek piątki piątku pt pátek "
-            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin",
+            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin jumat",
             "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
-            "sobota soboty sobotę sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin",
+            "sobota soboty sobotę sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu",
             "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag "
             "niedziela niedziele niedzieli niedzielę niedz nd neděle κυριακή κυριακη κυριακές κυριακες κυρ duminică duminica "
             "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin",
@@ -314,13 +325,15 @@ _EVERY_DAY = (
     "hàng ngày",
     "mỗi ngày",
     "tất cả các ngày",
+    "setiap hari",
+    "tiap hari",
 )
 _DAY = re.compile(
     r"\b("
     + "|".join([*sorted((n for names in _WEEK for n in names if len(n) > 2), key=len, reverse=True), *_EVERY_DAY])
     + r"|(?:segunda|terça|terca|quarta|quinta|sexta)-feira"
     + r"|(?:segunda|terça|terca|quarta|quinta)\s+(?:a|à|até)\s+(?:terça|quarta|quinta|sexta|sábado|sabado|domingo)"
-    + r")\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO|Pn|Wt|Śr|Pt|Nd|WT|ŚR|PT)\b)|"
+    + r")\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO|Pn|Wt|Śr|Pt|Nd|WT|ŚR|PT|Minggu|MINGGU)\b)|"
     r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]|(?<![가-힣])[월화수목금토일](?:\s*[·,/]\s*[월화수목금토일])+(?![가-힣])|"
     r"[月火水木金土日]曜|星期[一二三四五六日天]|周[一二三四五六日]|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+",
     re.IGNORECASE,
@@ -331,13 +344,13 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _FULL_DAY = re.compile(
     r"\b("
     + "|".join(n for names in _WEEK for n in names if len(n) > 3)
-    + r")\b|[월화수목금토일]요일|[月火水木金土日]曜|星期[一二三四五六日天]",
+    + r")\b|(?-i:\bMinggu\b)|[월화수목금토일]요일|[月火水木金土日]曜|星期[一二三四五六日天]",
     re.IGNORECASE,
 )
 _CLOSED = re.compile(
     r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten|"
     r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|stängt|stengt|lukket|"
-    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|nghỉ|đóng cửa)\b|"
+    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|nghỉ|đóng cửa|tutup|libur)\b|"
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息",
     re.IGNORECASE,
 )
@@ -408,7 +421,7 @@ _HOLIDAYS = {
     "공휴일",
 }
 _ADDRESS_WORDS = re.compile(
-    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|địa chỉ|주소|住所|所在地|地址|"
+    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|địa chỉ|alamat|주소|住所|所在地|地址|"
     r"visit us|find us|"
     r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
@@ -430,7 +443,8 @@ _ROLES = (
     r"barındırma|hébergeur|hébergement|conception|réalisation|sviluppo|realizzazione|progettazione|"
     r"hosting e sviluppo|ontwerp|webbouw|alojamento|desenvolvimento|웹\s?디자인|호스팅|제작|"
     r"tárhelyszolgáltató|tárhely|webfejlesztés|weboldal készítője|verkkosivut|kotisivut|sivuston toteutus|"
-    r"thiết kế(?: website| web)?|đơn vị (?:thiết kế|quản trị)(?: website)?|quản trị website|lưu trữ(?: website)?"
+    r"thiết kế(?: website| web)?|đơn vị (?:thiết kế|quản trị)(?: website)?|quản trị website|lưu trữ(?: website)?|"
+    r"pengembang(?: situs| website| web)?|pembuat(?: situs| website| web)?|desain web"
 )
 _OTHER_ROLE = re.compile(
     rf"^\W*(?:{_ROLES})\b[^:：\n]{{0,40}}?(?:\s*[:：]|\s(?:by|von|durch|por|par|da|door|tarafından)\b)", re.IGNORECASE
@@ -448,7 +462,8 @@ _MADE_BY = re.compile(
     r"erstellt (?:von|durch)|realisiert (?:von|durch)|hébergé (?:par|chez)|réalisé par|conçu par|"
     r"alojad[oa] (?:en|por)|diseñad[oa] por|realizzato da|ospitato (?:da|su)|gemaakt door|gehost door|"
     r"desenvolvido por|alojado por|tarafından (?:tasarlanmıştır|barındırılmaktadır)|"
-    r"(?:thiết kế|quản trị|phát triển|vận hành)(?: và (?:quản trị|phát triển|vận hành))?(?: kỹ thuật)? bởi)\b",
+    r"(?:thiết kế|quản trị|phát triển|vận hành)(?: và (?:quản trị|phát triển|vận hành))?(?: kỹ thuật)? bởi|"
+    r"(?:dibuat|dikembangkan|dikelola|didesain|dirancang)(?: dan (?:dikelola|dikembangkan|dirawat))? oleh)\b",
     re.IGNORECASE,
 )
 _SITE_WORD = re.compile(r"^\W*(?:website|webseite|homepage)\W*$", re.IGNORECASE)
@@ -770,7 +785,7 @@ def _as_written(a, value: str) -> str:
 # A post about booking ("네이버 예약 오픈 안내", "Online booking now open") is news, not a way to book.
 _NEWS_PATH = re.compile(
     r"/(?:news|notice|notices|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
-    r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|공지|공지사항|소식)(?:[/._-]|$)|/bbs/board",
+    r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|공지|공지사항|소식)(?:[/._-]|$)|/bbs/board",
     re.IGNORECASE,
 )
 
@@ -1171,15 +1186,22 @@ def _address_match(text: str) -> re.Match | None:
 
 def mentions_phone(text: str) -> bool:
     """A phone number anywhere in `text` (7-15 digits; not a date, a span of years or of
-    hours: "Open 10.00 - 18.00", "24.12.2024 - 02.01.2025", "2024-03-01")."""
-    return any(_plausible_phone(m) and not _NOT_A_PHONE.search(m) for m in _PHONE.findall(text))
+    hours: "Open 10.00 - 18.00", "24.12.2024 - 02.01.2025", "2024-03-01"), but on a line
+    about someone else: a privacy page's "Situs ini dibuat dan dikelola oleh Pradnya Web
+    Studio … hubungi 0878-6112-0934" went first for "what's your office number?"."""
+    return any(
+        _plausible_phone(m) and not _NOT_A_PHONE.search(m)
+        for line in text.splitlines()
+        if not other_party(line)
+        for m in _PHONE.findall(line)
+    )
 
 
 _NOT_A_PHONE = re.compile(r"^\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{2,4}|^\d{1,2}[.:]\d{2}\s*[-–]\s*\d{1,2}[.:]\d{2}")
 
 
 def mentions_email(text: str) -> bool:
-    return bool(_EMAIL.search(text))
+    return any(_EMAIL.search(line) and not other_party(line) for line in text.splitlines())
 
 
 def mentions_address(text: str) -> bool:
@@ -1327,14 +1349,14 @@ _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; 
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
     r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
     r"오시는|연락|영업시간|yhteystiedot|ota-yhteytta|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás|"
-    r"lien-he|lienhe|liên-hệ",
+    r"lien-he|lienhe|liên-hệ|kontak|hubungi",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
 # A booking page gives the numbers to book on (a WhatsApp number, often), after the contact page's.
 _BOOKING_PATH = re.compile(r"reserv|prenota|buchen|booking|rezervasyon|rezerwacj|kratis|κρατήσ|예약", re.IGNORECASE)
 _LEGAL_PATH = re.compile(
-    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä|gioi-thieu",
+    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä|gioi-thieu|tentang",
     re.IGNORECASE,
 )
 
@@ -1539,7 +1561,7 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
-    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|"
+    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|"
     r"부터|から|至|到)\s*$",
     re.IGNORECASE,
 )
@@ -1586,6 +1608,7 @@ _CHINESE_WEEK = "一二三四五六日"
 # "Ma t/m Vr"): French, Italian, Portuguese, Dutch.
 _SHORT_WEEKDAYS = {"mer": 2, "jeu": 3, "ven": 4, "gio": 3, "seg": 0, "ter": 1, "qua": 2, "qui": 3, "sex": 4}
 _SHORT_WEEKDAYS |= {"ma": 0, "wo": 2, "vr": 4, "za": 5, "zo": 6}
+_SHORT_WEEKDAYS |= {"minggu": 6}  # Indonesian Sunday, with a capital: "minggu" is a week
 _WORKING_WEEK = ("weekdays", "werktags", "vardagar", "hverdage", "hverdager", "καθημερινές", "καθημερινες", "평일")
 _WORKING_WEEK += ("平日",)  # Japanese and Chinese: a table's column "平日", beside "土・日・祝日"
 
