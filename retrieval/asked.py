@@ -54,7 +54,9 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"mihin aikaan|monelta\w*|mihin asti|mistä asti|aukioloaj\w*|aukiolo\w*|milloin (?:te )?(?:olette|ootte|on) auki|"
         r"kauanko (?:te )?(?:olette|ootte) auki|"
         r"mấy giờ|giờ nào|giờ mở cửa|giờ làm việc|mở cửa (?:lúc|từ|đến)|đóng cửa (?:lúc|mấy)|mở tới|mở đến|"
-        r"jam berapa|(?:buka|tutup) (?:dari |sampai |mulai )?jam|jam (?:buka|tutup|operasional|kerja|kantor)|sampai jam)\b"
+        r"jam berapa|(?:buka|tutup) (?:dari |sampai |mulai )?jam|jam (?:buka|tutup|operasional|kerja|kantor)|sampai jam|"
+        r"о котрій|до котрої|з котрої|графік\w*|години роботи|режим роботи|коли (?:ви )?(?:працюєте|відкриті|відчиняєтесь)|"
+        r"во сколько|до скольки|со скольки|с какого времени|режим работы|часы работы|график\w*|когда (?:вы )?работаете)\b"
         r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|营业时间|營業時間",
         re.IGNORECASE,
     ),
@@ -75,6 +77,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"mennyibe (?:kerül|kerülne)|mennyi(?:t)? kell fizet\w*|árak\w*|díj\w*|"
         r"paljonko|kuinka paljon|mitä (?:\w+ ){0,3}maksaa|hinta|hinnat|hinnasto\w*|hintaa|"
         r"bao nhiêu tiền|giá bao nhiêu|giá|bảng giá|(?<!số )(?:bao )?nhiêu(?=\s*(?:tiền|vậy|ạ|à|em|chị|anh|ha|nhỉ|[?,.!]|$))|chi phí|phí|tốn|"
+        r"скільки (?:\w+ ){0,2}(?:коштує|коштують|коштуватиме|буде коштувати|стоїть|платити)|ціна|ціни|цін|вартість|прайс\w*|"
+        r"сколько (?:\w+ ){0,2}(?:стоит|стоят|будет стоить|платить)|цена|цены|стоимость|"
         r"harga\w*|biaya\w*|ongkos\w*|(?:sewa\w*|bayar|charge|kena|denda\w*|deposit\w*)(?: \w+){0,4} berapa|berapa (?:harga|biaya|ongkos|duit|rupiah|ribu))\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|价格|價格",
         re.IGNORECASE,
@@ -86,11 +90,12 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"número(?! (?:máximo|mínimo|de))|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo|nummer|"
         r"num[ăa]r(?:ul)?(?! de)|v[ăa] pot suna|s[ăa] v[ăa] sun|hívhat\w*|puhelin\w*|numero(?! (?:di|de|massimo|minimo|máximo|mínimo))|numeronne|"
         r"soittaa|soitan|số điện thoại|điện thoại|sđt|số mấy|số nào|hotline|zalo|nomor (?:telepon|telp|hp|wa|whatsapp|kantor|kontak)\w*|telepon\w*|telp|"
-        r"ditelepon|menelepon)\b|\bwhatsapp\b|전화|電話|电话",
+        r"ditelepon|menelepon|номер\w*|телефон\w*|подзвонити|зателефонувати|дзвонити|позвонить|звонить)\b|\bwhatsapp\b|전화|電話|电话",
         re.IGNORECASE,
     ),
     "email": re.compile(
-        r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|posta elettronica|ηλεκτρονικ\w*|mejl\w*|sähköpost\w*)\b"
+        r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|posta elettronica|ηλεκτρονικ\w*|mejl\w*|sähköpost\w*|"
+        r"(?:електронн\w* )?пошт\w*|(?:электронн\w* )?почт\w*|імейл|емейл|имейл)\b"
         r"|이메일|메일|メール|邮箱|郵件",
         re.IGNORECASE,
     ),
@@ -107,7 +112,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"var ligger|hvor (?:ligger|er i)|unde (?:sunteți|sunteti|vă aflați|va aflati|aveți|e|este|vă găsesc|vă găsim)|"
         r"pe ce stradă|hol (?:vagytok|vannak|van|található|találom|találhatók)|"
         r"osoite\w*|katuosoite\w*|missä (?:te )?(?:olette|ootte|sijaitsette|päin)|"
-        r"địa chỉ|ở đâu|chỗ nào|đường nào|nằm ở|alamat\w*|di ?mana (?:(?:kantor|lokasi|tempat)\w*|ya|sih))\b|주소|어디|위치|住所|どこ|地址|在哪",
+        r"địa chỉ|ở đâu|chỗ nào|đường nào|nằm ở|alamat\w*|di ?mana (?:(?:kantor|lokasi|tempat)\w*|ya|sih)|"
+        r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь))\b|주소|어디|위치|住所|どこ|地址|在哪",
         re.IGNORECASE,
     ),
 }
@@ -127,8 +133,8 @@ _TIME = re.compile(
 # An amount of money, or its absence: "€ 95", "CHF 590.–", "75 €", "1,20 €", "3만 원",
 # "1,500円", "80 zł", "free". *ours*
 _PRICE = re.compile(
-    r"[$€£¥₺₩₹]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$|VND|VNĐ|Rp\.?|IDR)\s?\d"
-    r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|lei|RON|Ft|HUF|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔|đ|₫|đồng|VND|VNĐ)(?!\w)"
+    r"[$€£¥₺₩₹₴₽]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$|VND|VNĐ|Rp\.?|IDR|UAH)\s?\d"
+    r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|lei|RON|Ft|HUF|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔|đ|₫|đồng|VND|VNĐ|грн|₴|UAH|гривень|гривні|руб|₽|рублей)(?!\w)"
     r"|\d+\s?만\s?원"
     r"|(?<!feel )(?<![-\w])free\b|\b(?:gratis|gratuit\w*|kostenlos|gratuito|ücretsiz|δωρεάν|bezpłatn\w*|zdarma|ingyen\w*)\b"
     r"|무료|無料|免费",

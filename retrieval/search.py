@@ -112,6 +112,7 @@ CROSS_LANGUAGE_LEXICAL_WEIGHT = 0.25
 LEXICAL_WEIGHT = 0.6
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 # Letters only Vietnamese writes: ơ, ư and the vowels with a tone mark beneath or a hook.
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _VIETNAMESE = re.compile(r"[ơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
 
 
@@ -123,6 +124,11 @@ def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
         return "ko"
     if len(_VIETNAMESE.findall(query)) >= 2:
         return "vi"  # no stemmer here, but its letters tell it
+    folded = query.casefold()
+    if _CYRILLIC.search(query):  # few stopwords in a short question; the letters tell these two apart
+        ukrainian, russian = any(ch in folded for ch in "іїєґ"), any(ch in folded for ch in "ыэъё")
+        if ukrainian != russian:
+            return "uk" if ukrainian else "ru"
     found = query_language(query, {*business_languages, "en"} - {""})
     if found:
         return found
@@ -136,6 +142,7 @@ def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
 
 
 _TELLING_LETTERS = {"es": "¿¡ñ", "pt": "ãõç", "fr": "çœêë", "it": "àèìòù", "de": "ßäöü", "tr": "ığş", "ro": "ăâîșț"}
+_TELLING_LETTERS |= {"uk": "іїєґ", "ru": "ыэъё"}
 
 
 def site_languages(business_languages: tuple[str, ...]) -> set[str]:

@@ -221,3 +221,23 @@ def test_indonesian_questions_ask_for_kinds(question, kinds):
 def test_rupiah_and_pukul_are_a_price_and_a_time():
     assert holds("price", "Honda Scoopy: Rp 75.000 / hari") and holds("price", "IDR 950,000 per week")
     assert holds("time", "Kantor buka pukul 08.00") and not holds("time", "jam 2 siang")
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("Алло, ви працюєте в суботу? До котрої години?", ("time",)),
+        ("Скільки у вас коштує чистка зубів?", ("price",)),
+        ("Можна вам у вайбер написати? На який номер?", ("phone",)),
+        ("Продиктуйте, будь ласка, вашу електронну пошту", ("email",)),
+        ("Де ви знаходитесь?", ("address",)),
+        ("Сколько стоит чистка зубов?", ("price",)),
+        ("Скільки триває лікування?", ()),  # how long, not what it costs
+    ],
+)
+def test_ukrainian_and_russian_questions_ask_for_kinds(question, kinds):
+    assert asked_kinds(question) == kinds
+
+
+def test_hryvnias_are_a_price():
+    assert holds("price", "Чистка зубів — від 1 200 грн") and holds("price", "₴500") and not holds("price", "2 роки")

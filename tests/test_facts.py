@@ -1210,3 +1210,36 @@ def test_a_number_or_address_on_a_line_about_someone_else_is_not_the_one_asked_f
     )
     assert not mentions_phone(made_by) and not mentions_email(made_by)
     assert mentions_phone(f"{made_by}\nTelp kantor: 0361 975 412") and mentions_email("Email: info@rental.example")
+
+
+def test_a_ukrainian_clinic_its_week_in_short_and_full_days_and_a_link_label_from_before_it():
+    """A Lviv dental clinic: its footer says "Пн–Пт: 9:00–20:00", "Сб: 10:00–15:00",
+    "Нд: вихідний"; its contact page's table has the full days ("П'ятниця", an
+    apostrophe inside). Its header's phone link writes the number in two spans, followed
+    by a Telegram link: the words after the link had become the phone's label."""
+    for line, days in (
+        ("Пн–Пт: 9:00–20:00", set(range(5))),
+        ("Сб: 10:00–15:00", {5}),
+        ("Нд: вихідний", {6}),
+        ("П'ятниця 9:00–20:00", {4}),
+        ("з понеділка по п’ятницю 9:00–18:00", set(range(5))),
+        ("Пн-Пт 9:00-18:00, Сб 10:00-15:00, Вс выходной", set(range(7))),
+    ):
+        assert days_of(line) == days, line
+    contact = (
+        "<h1>Контакти</h1><p><strong>Адреса:</strong> вул. Генерала Чупринки, 47, Львів, 79000</p>"
+        "<h2>Графік роботи</h2><table><tr><td>П'ятниця</td><td>9:00–20:00</td></tr>"
+        "<tr><td>Неділя</td><td>вихідний</td></tr></table>"
+    )
+    assert _values_of("address", contact, "https://dent.example/kontakty/", "uk") == [
+        "вул. Генерала Чупринки, 47, Львів, 79000"
+    ]
+    assert _hours_of(contact, "https://dent.example/kontakty/", "uk") == ["П'ятниця 9:00–20:00", "Неділя вихідний"]
+    header = (
+        '<header><a href="tel:+380322451783"><span>+38 (032)</span> <span>245-17-83</span></a> '
+        '<a href="https://t.me/dent_lviv">Telegram</a></header>'
+    )
+    doc = parse_html(
+        f'<html lang="uk"><body>{header}<main><h1>Головна</h1></main></body></html>', "https://dent.example/"
+    )
+    assert [(f.label, f.value) for f in doc.facts if f.kind == "phone"] == [("", "+38 (032) 245-17-83")]

@@ -197,3 +197,9 @@ def test_a_vietnamese_question_is_told_by_its_letters():
     assert language_of("Tiệm mình mấy giờ đóng cửa vậy em?", ("vi", "en")) == "vi"
     assert language_of("Tiệm mình mấy giờ đóng cửa vậy em?", ("en",)) == "vi"
     assert language_of("Gdje se nalazi Međugorje?", ("en",)) != "vi"  # Croatian "đ" alone
+
+
+def test_ukrainian_and_russian_questions_are_told_by_their_letters():
+    assert language_of("Добрий день, підкажіть номер реєстратури", ("uk", "en")) == "uk"
+    assert language_of("Где вы находитесь?", ("en",)) == "ru"
+    assert language_of("Сколько стоит чистка зубов?", ("en",)) is None  # no letter of either alone

@@ -185,6 +185,26 @@ LABELS = {
         "booking": "Reserveren",
         "title": "Contact",
     },
+    "uk": {
+        "phone": "Телефон",
+        "whatsapp": "WhatsApp",
+        "chat": "Чат",
+        "email": "E-mail",
+        "address": "Адреса",
+        "hours": "Графік роботи",
+        "booking": "Запис",
+        "title": "Контакти",
+    },
+    "ru": {
+        "phone": "Телефон",
+        "whatsapp": "WhatsApp",
+        "chat": "Чат",
+        "email": "E-mail",
+        "address": "Адрес",
+        "hours": "Часы работы",
+        "booking": "Запись",
+        "title": "Контакты",
+    },
     "id": {
         "phone": "Telepon",
         "whatsapp": "WhatsApp",
@@ -222,7 +242,8 @@ _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
 _PHONE_WORDS = re.compile(
     r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|fono|móvil|movil|mobile|mobil|handy|gsm|"
     r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο|puhelin|puh|"
-    r"telefonszám|điện thoại|đt|sđt|di động|hotline|zalo|telepon|telp|tlp|no\. hp|nomor hp)\b|전화|☎|📞|電話|电话|ＴＥＬ"
+    r"telefonszám|điện thoại|đt|sđt|di động|hotline|zalo|telepon|telp|tlp|no\. hp|nomor hp|"
+    r"тел|телефон|моб|мобільний|мобильный|реєстратура|регистратура)\b|전화|☎|📞|電話|电话|ＴＥＬ"
     # a number to text, as a line's label: "Text: …", "Text us at …", "SMS: …"
     r"|^\W*(?:text(?:\s+us)?|sms|mensajes de texto)\s*(?:[:：]|at\b)",
     re.IGNORECASE,
@@ -245,7 +266,8 @@ _HOURS_WORDS = re.compile(
     r"horaires|ouvert|orari|aperto|aperti|openingstijden|geopend|aberto|aberta|abertos|horário|funcionamento|"
     r"godziny otwarcia|czynne|otwarte|otevírací doba|otevřeno|öppettider|öppet|åpningstider|åbningstider|"
     r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά|aukioloajat|avoinna|nyitvatartás|nyitva|deschis|"
-    r"giờ mở cửa|mở cửa|giờ làm việc|thời gian làm việc|jam buka|jam operasional|jam kerja|jam kantor|buka)\b|"
+    r"giờ mở cửa|mở cửa|giờ làm việc|thời gian làm việc|jam buka|jam operasional|jam kerja|jam kantor|buka|"
+    r"графік роботи|години роботи|режим роботи|працюємо|график работы|режим работы|часы работы|работаем)\b|"
     r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間",
     re.IGNORECASE,
 )
@@ -262,20 +284,20 @@ _WEEK = tuple(
         (
             "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag "
             "poniedziałek poniedziałki poniedziałku pon pn pondělí δευτέρα δευτερα δευ luni hétfő hétfőn maanantai maanantaina maanantaisin "
-            "senin",
+            "senin понеділок понеділка понеділком понедельник понедельника понедельникам",
             "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag "
-            "wtorek wtorki wtorku wt úterý τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa",
+            "wtorek wtorki wtorku wt úterý τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa вівторок вівторка вторник вторника",
             "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag "
-            "środa środy środę śr středa τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin rabu",
+            "środa środy środę śr středa τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin rabu середа середу середи среда среду",
             "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag "
-            "czwartek czwartki czwartku czw čtvrtek πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin kamis",
+            "czwartek czwartki czwartku czw čtvrtek πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin kamis четвер четверга четверг",
             "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag piątek piątki piątku pt pátek "
-            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin jumat",
+            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin jumat пятница пятницу пятницы",
             "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
-            "sobota soboty sobotę sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu",
+            "sobota soboty sobotę sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu субота суботу суботи суботам суббота субботу субботы субботам",
             "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag "
             "niedziela niedziele niedzieli niedzielę niedz nd neděle κυριακή κυριακη κυριακές κυριακες κυρ duminică duminica "
-            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin",
+            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin неділя неділю неділі неділям воскресенье воскресенья",
         ),
         _NORDIC,
         (
@@ -327,6 +349,10 @@ _EVERY_DAY = (
     "tất cả các ngày",
     "setiap hari",
     "tiap hari",
+    "щодня",
+    "без вихідних",
+    "ежедневно",
+    "без выходных",
 )
 _DAY = re.compile(
     r"\b("
@@ -344,13 +370,13 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _FULL_DAY = re.compile(
     r"\b("
     + "|".join(n for names in _WEEK for n in names if len(n) > 3)
-    + r")\b|(?-i:\bMinggu\b)|[월화수목금토일]요일|[月火水木金土日]曜|星期[一二三四五六日天]",
+    + r")\b|(?-i:\bMinggu\b)|\bп['’ʼ]ятниц\w*|[월화수목금토일]요일|[月火水木金土日]曜|星期[一二三四五六日天]",
     re.IGNORECASE,
 )
 _CLOSED = re.compile(
     r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten|"
     r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|stängt|stengt|lukket|"
-    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|nghỉ|đóng cửa|tutup|libur)\b|"
+    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|nghỉ|đóng cửa|tutup|libur|вихідний|вихідні|зачинено|зачинені|выходной|выходные|закрыто)\b|"
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息",
     re.IGNORECASE,
 )
@@ -421,7 +447,7 @@ _HOLIDAYS = {
     "공휴일",
 }
 _ADDRESS_WORDS = re.compile(
-    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|địa chỉ|alamat|주소|住所|所在地|地址|"
+    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|địa chỉ|alamat|адреса|адрес|주소|住所|所在地|地址|"
     r"visit us|find us|"
     r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
@@ -444,7 +470,8 @@ _ROLES = (
     r"hosting e sviluppo|ontwerp|webbouw|alojamento|desenvolvimento|웹\s?디자인|호스팅|제작|"
     r"tárhelyszolgáltató|tárhely|webfejlesztés|weboldal készítője|verkkosivut|kotisivut|sivuston toteutus|"
     r"thiết kế(?: website| web)?|đơn vị (?:thiết kế|quản trị)(?: website)?|quản trị website|lưu trữ(?: website)?|"
-    r"pengembang(?: situs| website| web)?|pembuat(?: situs| website| web)?|desain web"
+    r"pengembang(?: situs| website| web)?|pembuat(?: situs| website| web)?|desain web|"
+    r"розробка сайту|створення сайту|веб-студія|розробник сайту|разработка сайта|создание сайта|веб-студия|хостинг"
 )
 _OTHER_ROLE = re.compile(
     rf"^\W*(?:{_ROLES})\b[^:：\n]{{0,40}}?(?:\s*[:：]|\s(?:by|von|durch|por|par|da|door|tarafından)\b)", re.IGNORECASE
@@ -463,7 +490,8 @@ _MADE_BY = re.compile(
     r"alojad[oa] (?:en|por)|diseñad[oa] por|realizzato da|ospitato (?:da|su)|gemaakt door|gehost door|"
     r"desenvolvido por|alojado por|tarafından (?:tasarlanmıştır|barındırılmaktadır)|"
     r"(?:thiết kế|quản trị|phát triển|vận hành)(?: và (?:quản trị|phát triển|vận hành))?(?: kỹ thuật)? bởi|"
-    r"(?:dibuat|dikembangkan|dikelola|didesain|dirancang)(?: dan (?:dikelola|dikembangkan|dirawat))? oleh)\b",
+    r"(?:dibuat|dikembangkan|dikelola|didesain|dirancang)(?: dan (?:dikelola|dikembangkan|dirawat))? oleh|"
+    r"сайт (?:розроблено|створено|разработан|создан))\b",
     re.IGNORECASE,
 )
 _SITE_WORD = re.compile(r"^\W*(?:website|webseite|homepage)\W*$", re.IGNORECASE)
@@ -699,8 +727,10 @@ def _label_near(tag) -> str:
     if own and not _PHONE.search(own) and not _EMAIL.search(own):
         return ""  # a link in words ("answering <a>emails</a>"): the words before it are a sentence, no label
     if parent is not None and own:
-        before = parent.get_text("\n", strip=True).split(own)[0]
-        pieces = [p for p in re.split(r"[\n|·•]", before) if p.strip()]
+        text = parent.get_text("\n", strip=True)
+        if own not in text:  # the link's text in spans ("<span>+38 (032)</span> <span>245-17-83</span>"):
+            return ""  # else the words after the link were taken for its label ("Telegram")
+        pieces = [p for p in re.split(r"[\n|·•]", text.split(own)[0]) if p.strip()]
         return _short_label(pieces[-1]) if pieces else ""
     return ""
 
@@ -785,7 +815,7 @@ def _as_written(a, value: str) -> str:
 # A post about booking ("네이버 예약 오픈 안내", "Online booking now open") is news, not a way to book.
 _NEWS_PATH = re.compile(
     r"/(?:news|notice|notices|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
-    r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|공지|공지사항|소식)(?:[/._-]|$)|/bbs/board",
+    r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|novyny|novini|novosti|공지|공지사항|소식)(?:[/._-]|$)|/bbs/board",
     re.IGNORECASE,
 )
 
@@ -1095,6 +1125,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
                 _DAY.search(sentence)
                 or _short_days(sentence)
                 or _VI_DAY.search(sentence)
+                or _UK_FRIDAY.search(sentence)
                 or (_HOURS_WORDS.search(sentence) and len(sentence.split()) <= 7)
             )
             once = _YEAR.search(_TIME_RANGE.sub("", sentence)) or (
@@ -1356,7 +1387,7 @@ _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
 # A booking page gives the numbers to book on (a WhatsApp number, often), after the contact page's.
 _BOOKING_PATH = re.compile(r"reserv|prenota|buchen|booking|rezervasyon|rezerwacj|kratis|κρατήσ|예약", re.IGNORECASE)
 _LEGAL_PATH = re.compile(
-    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä|gioi-thieu|tentang",
+    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä|gioi-thieu|tentang|pro-nas|o-nas",
     re.IGNORECASE,
 )
 
@@ -1561,7 +1592,7 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
-    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|"
+    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|по|до|"
     r"부터|から|至|到)\s*$",
     re.IGNORECASE,
 )
@@ -1581,9 +1612,29 @@ _SHORT_WEEKS = {
     "da": "man tir ons tor fre lør søn",  # and Norwegian
     "cs": "po út st čt pá so ne",
     "fi": "ma ti ke to pe la su",
+    "uk": "пн вт ср чт пт сб нд",
+    "ru": "пн вт ср чт пт сб вс",
 }
 _SHORT_WEEKS = {lang: names.split() for lang, names in _SHORT_WEEKS.items()}
-_ONLY_DAYS = {"mån", "tis", "lör", "sön", "lør", "søn", "út", "čt", "pá"}
+_ONLY_DAYS = {
+    "mån",
+    "tis",
+    "lör",
+    "sön",
+    "lør",
+    "søn",
+    "út",
+    "čt",
+    "pá",
+    "пн",
+    "вт",
+    "ср",
+    "чт",
+    "пт",
+    "сб",
+    "нд",
+    "вс",
+}
 _SHORT_NAME = re.compile(
     r"(?<!\w)("
     + "|".join(sorted({n for names in _SHORT_WEEKS.values() for n in names}, key=len, reverse=True))
@@ -1620,6 +1671,7 @@ _VI_DAY = re.compile(
     r"(?<=[–-])\s*(?:T([2-7])|(CN))\b",
     re.IGNORECASE,
 )
+_UK_FRIDAY = re.compile(r"\bп['’ʼ]ятниц[яюіеь]\w*", re.IGNORECASE)  # "П'ятниця": \w+ splits it
 _VI_ORDINALS = {"hai": 0, "ba": 1, "tư": 2, "năm": 3, "sáu": 4, "bảy": 5}
 
 
@@ -1675,6 +1727,7 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
             found.append((m.start(), end, day))
     found += [(m.start(), m.end(), "월화수목금토일".index(m.group(1))) for m in _KOREAN_DAY.finditer(text)]
     found += [(m.start(), m.end(), _vi_weekday(m)) for m in _VI_DAY.finditer(text)]
+    found += [(m.start(), m.end(), 4) for m in _UK_FRIDAY.finditer(text)]
     short = _short_days(text)
     found = [f for f in found if not any(start == f[0] for start, _, _ in short)] + short
     for m in _KANJI_DAY.finditer(text):
