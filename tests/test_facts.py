@@ -208,7 +208,7 @@ def test_days_an_hours_line_speaks_of():
 
 
 def test_polish_czech_and_nordic_weeks_are_read():
-    for line, days in (
+    _days_are(
         ("Pon.–Pt. 8:00–18:00, Sob. 9:00–14:00", set(range(6))),
         ("od poniedziałku do piątku 8–16", set(range(5))),
         ("Wt–Czw 9–17", {1, 2, 3}),
@@ -216,8 +216,7 @@ def test_polish_czech_and_nordic_weeks_are_read():
         ("måndag–fredag 9–17", set(range(5))),
         ("Lördagar och söndagar stängt", {5, 6}),
         ("mandag til fredag 9-17", set(range(5))),
-    ):
-        assert days_of(line) == days, line
+    )
     # A Kraków workshop's contact page: its week, Sunday closed, comes before the English page's.
     kontakt = parse_html(
         page(
@@ -940,6 +939,11 @@ def test_a_booking_link_is_a_whole_address_the_assistant_can_send():
     assert [f.value for f in doc.facts if f.kind == "booking"] == ["https://g.example/book/"]
 
 
+def _days_are(*lines: tuple[str, set[int]]) -> None:
+    for line, days in lines:
+        assert days_of(line) == days, line
+
+
 def _values_of(kind: str, body: str, url: str, lang: str = "en") -> list[str]:
     return [f.value for f in parse_html(page(body, lang=lang), url).facts if f.kind == kind]
 
@@ -1069,7 +1073,7 @@ def test_short_weeks_are_read_in_the_lines_own_week():
     """Swedish, Danish, Dutch and Czech write their days in two or three letters, words
     elsewhere ("ons", "tor", "so"); a line's short names are read in the week its ranges
     are written in. "So" is Sunday in German and Saturday in Czech."""
-    for line, days in (
+    _days_are(
         ("Mån–tor 9–17, fre 9–15", set(range(5))),
         ("Öppettider: mån-fre 9-17", set(range(5))),
         ("Lör–sön stängt", {5, 6}),
@@ -1078,8 +1082,7 @@ def test_short_weeks_are_read_in_the_lines_own_week():
         ("Po–Pá 9:00–17:00, So 9:00–12:00", set(range(6))),
         ("Mo–Fr 9–18, Sa 9–13, So geschlossen", set(range(7))),
         ("So 10–14", {6}),
-    ):
-        assert days_of(line) == days, line
+    )
     for line in ("Bel ons 9-17 uur", "den 12 to 14 people", "pe-la-su"):
         assert days_of(line) == set(), line
     assert _hours_of(
@@ -1172,15 +1175,14 @@ def test_an_indonesian_rental_its_days_its_contact_page_and_the_freelancer():
     """A Ubud scooter rental: "Senin – Sabtu: 08.00 – 20.00", "Minggu" (Sunday; "minggu"
     is also a week), "Telp", "Alamat", /kontak/; its privacy page names the freelancer
     who built the site, with his number, in a sentence ("dibuat dan dikelola oleh …")."""
-    for line, days in (
+    _days_are(
         ("Senin – Sabtu: 08.00 – 20.00", set(range(6))),
         ("Minggu: 09.00 – 17.00", {6}),
         ("Senin s.d. Jumat 08.00-16.00", set(range(5))),
         ("Minggu tutup", {6}),
         ("Sewa per minggu Rp 450.000", set()),
         ("Buka setiap hari 08.00 – 20.00", set(range(7))),
-    ):
-        assert days_of(line) == days, line
+    )
     contact = (
         "<h1>Hubungi Kami</h1><p><strong>Telepon kantor:</strong> 0361 975 412</p>"
         "<p><strong>Alamat:</strong> Jl. Raya Andong No. 27, Petulu, Kec. Ubud, Bali 80571</p>"
@@ -1217,15 +1219,14 @@ def test_a_ukrainian_clinic_its_week_in_short_and_full_days_and_a_link_label_fro
     "Нд: вихідний"; its contact page's table has the full days ("П'ятниця", an
     apostrophe inside). Its header's phone link writes the number in two spans, followed
     by a Telegram link: the words after the link had become the phone's label."""
-    for line, days in (
+    _days_are(
         ("Пн–Пт: 9:00–20:00", set(range(5))),
         ("Сб: 10:00–15:00", {5}),
         ("Нд: вихідний", {6}),
         ("П'ятниця 9:00–20:00", {4}),
         ("з понеділка по п’ятницю 9:00–18:00", set(range(5))),
         ("Пн-Пт 9:00-18:00, Сб 10:00-15:00, Вс выходной", set(range(7))),
-    ):
-        assert days_of(line) == days, line
+    )
     contact = (
         "<h1>Контакти</h1><p><strong>Адреса:</strong> вул. Генерала Чупринки, 47, Львів, 79000</p>"
         "<h2>Графік роботи</h2><table><tr><td>П'ятниця</td><td>9:00–20:00</td></tr>"
