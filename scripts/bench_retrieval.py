@@ -72,13 +72,14 @@ SITES = {
     # (30-37 questions, 5-7 unanswerable), then read and tuned on: a Cluj car rental (ro,
     # en pages), a Tampere sauna (fi, three en pages), a Szeged salon (hu, three en
     # pages), an Uppsala driving school (sv, three en pages), a Hội An tailor (vi, four en
-    # pages), a Ubud scooter rental (id, five en pages).
+    # pages), a Ubud scooter rental (id, five en pages), a Lviv dental clinic (uk, four en pages).
     "carrental": (REPO / "scripts" / "answer_sites" / "carrental", ("www.autorent-somes.ro",)),
     "sauna": (REPO / "scripts" / "answer_sites" / "sauna", ("www.saunakaisla.fi",)),
     "salon": (REPO / "scripts" / "answer_sites" / "salon", ("www.vadrozsaszalon.hu",)),
     "drivingschool": (REPO / "scripts" / "answer_sites" / "drivingschool", ("www.lindqviststrafikskola.se",)),
     "tailor": (REPO / "scripts" / "answer_sites" / "tailor", ("www.camvantailor.vn",)),
     "scooters": (REPO / "scripts" / "answer_sites" / "scooters", ("www.wayanjayarental.co.id",)),
+    "lvivdental": (REPO / "scripts" / "answer_sites" / "lvivdental", ("www.koval-dent.com.ua",)),
 }
 
 
