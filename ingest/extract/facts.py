@@ -1616,25 +1616,8 @@ _SHORT_WEEKS = {
     "ru": "пн вт ср чт пт сб вс",
 }
 _SHORT_WEEKS = {lang: names.split() for lang, names in _SHORT_WEEKS.items()}
-_ONLY_DAYS = {
-    "mån",
-    "tis",
-    "lör",
-    "sön",
-    "lør",
-    "søn",
-    "út",
-    "čt",
-    "pá",
-    "пн",
-    "вт",
-    "ср",
-    "чт",
-    "пт",
-    "сб",
-    "нд",
-    "вс",
-}
+_ONLY_DAYS = {"mån", "tis", "lör", "sön", "lør", "søn", "út", "čt", "pá"}
+_ONLY_DAYS |= {"пн", "вт", "ср", "чт", "пт", "сб", "нд", "вс"}  # Cyrillic abbreviations, no words
 _SHORT_NAME = re.compile(
     r"(?<!\w)("
     + "|".join(sorted({n for names in _SHORT_WEEKS.values() for n in names}, key=len, reverse=True))
