@@ -90,7 +90,9 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"número(?! (?:máximo|mínimo|de))|numara\w*|τηλέφωνο|τηλέφωνα|numer telefonu|číslo|nummer|"
         r"num[ăa]r(?:ul)?(?! de)|v[ăa] pot suna|s[ăa] v[ăa] sun|hívhat\w*|puhelin\w*|numero(?! (?:di|de|massimo|minimo|máximo|mínimo))|numeronne|"
         r"soittaa|soitan|số điện thoại|điện thoại|sđt|số mấy|số nào|hotline|zalo|nomor (?:telepon|telp|hp|wa|whatsapp|kantor|kontak)\w*|telepon\w*|telp|"
-        r"ditelepon|menelepon|номер\w*|телефон\w*|подзвонити|зателефонувати|дзвонити|позвонить|звонить)\b|\bwhatsapp\b|전화|電話|电话",
+        r"ditelepon|menelepon|телефон\w*|подзвонити|зателефонувати|дзвонити|позвонить|звонить|"
+        # "номер" is a hotel room too ("які номери у вас є?"): a number asked for, or a phone's
+        r"(?:на )?(?:який|яким|какой|каким|ваш|ваш\w+) номер|номер (?:телефон\w*|реєстратур\w*|регистратур\w*|вайбер\w*|viber))\b|\bwhatsapp\b|전화|電話|电话",
         re.IGNORECASE,
     ),
     "email": re.compile(

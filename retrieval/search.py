@@ -112,8 +112,8 @@ CROSS_LANGUAGE_LEXICAL_WEIGHT = 0.25
 LEXICAL_WEIGHT = 0.6
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 # Letters only Vietnamese writes: ơ, ư and the vowels with a tone mark beneath or a hook.
-_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _VIETNAMESE = re.compile(r"[ơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 
 
 def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:

@@ -241,3 +241,8 @@ def test_ukrainian_and_russian_questions_ask_for_kinds(question, kinds):
 
 def test_hryvnias_are_a_price():
     assert holds("price", "Чистка зубів — від 1 200 грн") and holds("price", "₴500") and not holds("price", "2 роки")
+
+
+def test_a_hotel_room_is_no_number_to_call():
+    assert asked_kinds("Які номери у вас є на вихідні?") == ()  # "номер" is a hotel room too
+    assert asked_kinds("Дайте, будь ласка, номер телефону реєстратури") == ("phone",)
