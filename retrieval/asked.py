@@ -156,10 +156,24 @@ _HOLDS: dict[Kind, Callable[[str], bool]] = {
 ASKED_FIRST_MIN_SHARE = 0.6
 
 
+# "Are you open on Sunday?", "Habt ihr samstags offen?", "а ви в неділю працюєте?": whether
+# the business opens on a day is a question for that day's hours. *ours*
+_OPEN = re.compile(
+    r"\b(?:open|opened|offen|geöffnet|auf|abren|abierto|abiertos|abrís|ouvert|ouverts|ouvrez|aperti|aperto|aprite|"
+    r"aberto|abertos|abrem|geopend|open zijn|açık|açıkmısınız|czynne|otwarte|otevřeno|máte otevřeno|öppet|öppna|"
+    r"åbent|åpent|ανοιχτά|ανοιχτό|deschis|deschideți|nyitva|auki|avoinna|mở cửa|buka|працюєте|працює|відкриті|"
+    r"работаете|работает|открыты)\b|영업|営業|開いて",
+    re.IGNORECASE,
+)
+
+
 def asked_kinds(question: str) -> tuple[Kind, ...]:
     """The kinds of value `question` asks for (none for most questions)."""
     question = _WAY_OF_ASKING.sub(" ", question)
-    return tuple(kind for kind, asked in _ASKED.items() if asked.search(question))
+    kinds = tuple(kind for kind, asked in _ASKED.items() if asked.search(question))
+    if "time" not in kinds and _OPEN.search(question) and 0 < len(days_of(question)) < 7:
+        kinds = ("time", *kinds)
+    return kinds
 
 
 @lru_cache(maxsize=16384)

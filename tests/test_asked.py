@@ -246,3 +246,23 @@ def test_hryvnias_are_a_price():
 def test_a_hotel_room_is_no_number_to_call():
     assert asked_kinds("Які номери у вас є на вихідні?") == ()  # "номер" is a hotel room too
     assert asked_kinds("Дайте, будь ласка, номер телефону реєстратури") == ("phone",)
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("Are you open on Sunday?", ("time",)),
+        ("Habt ihr am Sonntag offen?", ("time",)),
+        ("¿Abren los domingos?", ("time",)),
+        ("Доброго дня, а ви в неділю працюєте?", ("time",)),
+        ("Are you open?", ()),  # no day: the card's whole week is no better than the rest
+        ("Is the pool open every day?", ()),
+    ],
+)
+def test_whether_the_business_opens_on_a_day_asks_for_that_days_hours(question, kinds):
+    assert asked_kinds(question) == kinds
+
+
+def test_a_passage_naming_the_day_asked_about_comes_first_for_open_on_that_day():
+    kinds = asked_kinds("Are you open on Saturday?")
+    assert asked_days("Are you open on Saturday?", kinds) == {5}
