@@ -1098,13 +1098,9 @@ def test_the_sites_own_language_leads_the_card_and_stale_structured_hours_stay_o
     week, and JSON-LD left saying Friday until 16:00. The English page had led the card
     (it says more lines) and the Swedish week was cut by MAX_HOURS; the JSON-LD came in
     as "other words" for the same days, with its stale Friday."""
-    rows = "".join(
-        f"<tr><td>{d}</td><td>{t}</td></tr>"
-        for d, t in zip(
-            ("Måndag", "Tisdag", "Onsdag", "Torsdag", "Fredag", "Lördag", "Söndag"),
-            ("09.00–17.00",) * 4 + ("09.00–15.00", "Stängt", "Stängt"),
-        )
-    )
+    days = ("Måndag", "Tisdag", "Onsdag", "Torsdag", "Fredag", "Lördag", "Söndag")
+    week = list(zip(days, ("09.00–17.00",) * 4 + ("09.00–15.00", "Stängt", "Stängt")))
+    rows = "".join(f"<tr><td>{d}</td><td>{t}</td></tr>" for d, t in week)
     kontakt = parse_html(page(f"<h1>Kontakt</h1><table>{rows}</table>", lang="sv"), "https://k.example/kontakt/")
     english = "".join(f"<p>{d} 9 am – 5 pm</p>" for d in ("Monday", "Tuesday", "Wednesday", "Thursday"))
     english += "<p>Friday 9 am – 3 pm</p><p>Saturday closed</p><p>Sunday closed</p><p>Closed for lunch 12–1 pm on weekdays.</p>"
@@ -1118,13 +1114,7 @@ def test_the_sites_own_language_leads_the_card_and_stale_structured_hours_stay_o
     hours = [
         f.value for f in contact_card([(d.url, d.facts) for d in (home, english_page, kontakt)]) if f.kind == "hours"
     ]
-    assert hours[:7] == [
-        f"{d} {t}"
-        for d, t in zip(
-            ("Måndag", "Tisdag", "Onsdag", "Torsdag", "Fredag", "Lördag", "Söndag"),
-            ("09.00–17.00",) * 4 + ("09.00–15.00", "Stängt", "Stängt"),
-        )
-    ]
+    assert hours[:7] == [f"{d} {t}" for d, t in week]
     assert not any("16:00" in h for h in hours)  # the stale Friday
     # structured data with the page's own times keeps its English days beside the site's
     spec[1]["closes"] = "15:00"
