@@ -19,7 +19,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
 
-from ingest.extract.facts import days_of, mentions_address, mentions_email, mentions_phone
+from ingest.extract.facts import days_of, mentions_address, mentions_email, mentions_phone, names_full_day
 from ingest.kb.store import Hit
 
 Kind = Literal["time", "price", "phone", "email", "address"]
@@ -129,7 +129,7 @@ _TIME = re.compile(
     rf"|{_CLOCK_DOT}(?:\s*(?:uhr|uur|u\b|h\b)|'\w|\s*[-–—]\s*{_CLOCK_DOT}(?!\d))"
     r"|(?<![\d.,])\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.|uhr|uur|π\.μ\.|μ\.μ\.)(?!\w)|(?:오전|오후)\s?\d|\d{1,2}\s?시(?!간)"
     r"|\d{1,2}時(?!間)|\b(?:alle|dalle|às|a las|de las|desde las|hasta las|στις)\s\d{1,2}\b(?![.,:]?\d|-)"
-    r"|\b(?:klo|kl\.)\s?\d{1,2}(?:[.:]\d{2})?\b|\b(?:pukul|jam)\s\d{1,2}[.:]\d{2}\b",
+    r"|\b(?:klo|kl\.)\s?\d{1,2}(?:[.:]\d{2})?\b|\bpukul\s\d{1,2}[.:]\d{2}\b",
     re.IGNORECASE,
 )
 # An amount of money, or its absence: "€ 95", "CHF 590.–", "75 €", "1,20 €", "3만 원",
@@ -159,7 +159,7 @@ ASKED_FIRST_MIN_SHARE = 0.6
 # "Are you open on Sunday?", "Habt ihr samstags offen?", "а ви в неділю працюєте?": whether
 # the business opens on a day is a question for that day's hours. *ours*
 _OPEN = re.compile(
-    r"\b(?:open|opened|offen|geöffnet|auf|abren|abierto|abiertos|abrís|ouvert|ouverts|ouvrez|aperti|aperto|aprite|"
+    r"\b(?:open|opened|offen|geöffnet|abren|abierto|abiertos|abrís|ouvert|ouverts|ouvrez|aperti|aperto|aprite|"
     r"aberto|abertos|abrem|geopend|open zijn|açık|açıkmısınız|czynne|otwarte|otevřeno|máte otevřeno|öppet|öppna|"
     r"åbent|åpent|ανοιχτά|ανοιχτό|deschis|deschideți|nyitva|auki|avoinna|mở cửa|buka|працюєте|працює|відкриті|"
     r"работаете|работает|открыты)\b|영업|営業|開いて",
@@ -171,7 +171,7 @@ def asked_kinds(question: str) -> tuple[Kind, ...]:
     """The kinds of value `question` asks for (none for most questions)."""
     question = _WAY_OF_ASKING.sub(" ", question)
     kinds = tuple(kind for kind, asked in _ASKED.items() if asked.search(question))
-    if "time" not in kinds and _OPEN.search(question) and 0 < len(days_of(question)) < 7:
+    if "time" not in kinds and _OPEN.search(question) and names_full_day(question) and 0 < len(days_of(question)) < 7:
         kinds = ("time", *kinds)
     return kinds
 

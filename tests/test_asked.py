@@ -266,3 +266,15 @@ def test_whether_the_business_opens_on_a_day_asks_for_that_days_hours(question, 
 def test_a_passage_naming_the_day_asked_about_comes_first_for_open_on_that_day():
     kinds = asked_kinds("Are you open on Saturday?")
     assert asked_days("Are you open on Saturday?", kinds) == {5}
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Do you have an open bar?", "Do you open new patient accounts?", "Kann ich am Montag auf Rechnung zahlen?"],
+)
+def test_open_without_a_day_named_in_full_asks_for_no_time(question):
+    assert asked_kinds(question) == ()  # "Do" is a German Thursday, "auf" a German word
+
+
+def test_jam_and_a_number_is_no_time():
+    assert not holds("time", "Strawberry jam 4.50") and holds("time", "Kantor buka pukul 08.00")

@@ -2,6 +2,7 @@
 (ingest/extract/language.py)."""
 
 import json
+import time
 
 from ingest.extract.facts import card_markdown, contact_card, days_of, mentions_email, mentions_phone, one_line_address
 from ingest.extract.html import parse_html
@@ -1234,3 +1235,32 @@ def test_a_ukrainian_clinic_its_week_in_short_and_full_days_and_a_link_label_fro
         f'<html lang="uk"><body>{header}<main><h1>Головна</h1></main></body></html>', "https://dent.example/"
     )
     assert [(f.label, f.value) for f in doc.facts if f.kind == "phone"] == [("", "+38 (032) 245-17-83")]
+
+
+def test_what_the_new_weeks_must_not_read_elsewhere():
+    """A review's finds: a street ("Main St 12-14"), a gate ("Tor 3-5"), a camera ("X-T3"),
+    a language tag ("zh-CN"), Turkish "senin" (your) and a French "La fermeture" are no
+    days; long runs of spaces after a short name take no time (three \\s* in a row had
+    backtracked cubically)."""
+    for line in (
+        "Visit us at Main St 12-14, Springfield",
+        "Lieferungen bitte über Tor 3-5 anliefern.",
+        "Fujifilm X-T3 Workshop 9-17",
+        "Sprachen: zh-CN 9-17",
+        "Senin için 10:00-18:00 arası buradayız",
+        "La fermeture du magasin",
+    ):
+        assert days_of(line) == set(), line
+    _days_are(("T2 – T7: 8:00 – 17:00", set(range(6))), ("La suljettu", {5}), ("Po–Pá 9–17, St 9–12", set(range(5))))
+    started = time.perf_counter()
+    days_of("Mo" + " " * 5000 + "x")
+    assert time.perf_counter() - started < 1.0
+    # a footer's pieces: the credit to WordPress is not the business's number's line
+    footer = "© 2024 Zahnarzt Muster · Tel. 030 1234567 · info@muster.de · Powered by WordPress"
+    assert mentions_phone(footer) and mentions_email(footer)
+
+
+def test_a_12_hour_range_says_its_times_as_a_24_hour_one():
+    from ingest.extract.facts import _clock_times
+
+    assert _clock_times("9 am – 5 pm") == _clock_times("09:00–17:00") == {540, 1020}

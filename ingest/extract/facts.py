@@ -284,7 +284,7 @@ _WEEK = tuple(
         (
             "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag "
             "poniedziałek poniedziałki poniedziałku pon pn pondělí δευτέρα δευτερα δευ luni hétfő hétfőn maanantai maanantaina maanantaisin "
-            "senin понеділок понеділка понеділком понедельник понедельника понедельникам",
+            "понеділок понеділка понеділком понедельник понедельника понедельникам",
             "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag "
             "wtorek wtorki wtorku wt úterý τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa вівторок вівторка вторник вторника",
             "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag "
@@ -1125,6 +1125,8 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
                 _DAY.search(sentence)
                 or _short_days(sentence)
                 or _VI_DAY.search(sentence)
+                or _VI_RANGE.search(sentence)
+                or _ID_MONDAY.search(sentence)
                 or _UK_FRIDAY.search(sentence)
                 or (_HOURS_WORDS.search(sentence) and len(sentence.split()) <= 7)
             )
@@ -1223,8 +1225,9 @@ def mentions_phone(text: str) -> bool:
     return any(
         _plausible_phone(m) and not _NOT_A_PHONE.search(m)
         for line in text.splitlines()
-        if not other_party(line)
-        for m in _PHONE.findall(line)
+        for piece in _PIECES.split(line)
+        if not other_party(piece)
+        for m in _PHONE.findall(piece)
     )
 
 
@@ -1232,7 +1235,11 @@ _NOT_A_PHONE = re.compile(r"^\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{2,4}|^\d{1,2
 
 
 def mentions_email(text: str) -> bool:
-    return any(_EMAIL.search(line) and not other_party(line) for line in text.splitlines())
+    pieces = (piece for line in text.splitlines() for piece in _PIECES.split(line))
+    return any(_EMAIL.search(piece) and not other_party(piece) for piece in pieces)
+
+
+_PIECES = re.compile(r"\s[·•|]\s")  # a footer's "© … · Tel. … · Powered by WordPress"
 
 
 def mentions_address(text: str) -> bool:
@@ -1313,6 +1320,12 @@ def _few_other_words(line: str) -> bool:
     rest = _FULL_DAY.sub(" ", _CLOSED.sub(" ", _BY_APPOINTMENT.sub(" ", re.sub(r"\([^)]*\)", " ", line))))
     words = [w for w in _WORD.findall(rest.casefold()) if len(w) > 3 and w not in _WEEKDAY_OF and w not in _HOLIDAYS]
     return len(words) <= 1
+
+
+def names_full_day(text: str) -> bool:
+    """A day named in full ("Sunday", "Sonntag", "неділю"), not a short name ("Do" is a
+    German Thursday and an English question's first word)."""
+    return bool(_FULL_DAY.search(text) or _UK_FRIDAY.search(text) or _VI_DAY.search(text))
 
 
 def _days_without_times(line: str, heading: str) -> bool:
@@ -1556,7 +1569,7 @@ def _clock_times(text: str) -> set[int]:
     "09.00–17.00" say the same two."""
     times = set()
     for span in _TIME_RANGE.finditer(text):
-        for m in _CLOCK.finditer(span.group(0)):
+        for m in _CLOCK.finditer(text[span.start() : span.end() + 5]):  # the range's "pm" is after its end
             hour = int(m.group(1)) % 12 if m.group(3) else int(m.group(1))
             hour += 12 if m.group(3) and m.group(3).lower().startswith("p") else 0
             times.add(hour * 60 + int(m.group(2) or 0))
@@ -1625,12 +1638,15 @@ _SHORT_NAME = re.compile(
     re.IGNORECASE,
 )
 _SHORT_SEPARATOR = re.compile(r"\.?\s*[–-]\s*$")
-_AFTER_SHORT_DAY = re.compile(
-    r"\.?\s*:?\s*\|?\s*(?:(?:klo|kl\.?)\s*)?\d{1,2}(?:[.:]\d{2})?\s*[–-]\s*\d|\.?\s*:?\s*\|?\s*(?:"
+_AFTER_SHORT_DAY = re.compile(  # one class before what follows: three \s* in a row backtracked cubically
+    r"[\s.:|]{0,8}(?:(?:klo|kl\.?)\s?)?\d{1,2}(?:[.:]\d{2})?\s{0,3}[–-]\s{0,3}\d|[\s.:|]{0,8}(?:"
     + _CLOSED.pattern
-    + ")",
+    + r")(?=\s*(?:[,.;)|]|$))",  # "La suljettu", not "La fermeture du magasin"
     re.IGNORECASE,
 )
+# Short names that are common words or abbreviations elsewhere ("Main St 12-14", "Tor 3-5"):
+# a day only in a range, or in a line with a range of their week.
+_WORDS_ELSEWHERE = {"st", "tor", "ons", "man", "ne", "po"}
 # Japanese "月曜日", "水曜", lists "土・日"; Chinese "星期一", "周六".
 _KANJI_DAY = re.compile(
     r"([月火水木金土日])曜日?|(?:星期|周)([一二三四五六日天](?:\s*[、,，]\s*[一二三四五六日天])*)|"
@@ -1649,21 +1665,24 @@ _WORKING_WEEK += ("平日",)  # Japanese and Chinese: a table's column "平日",
 
 # Vietnamese days by their number ("Thứ Hai", Monday, the second day; "Thứ 7"; "T2 – T7")
 # and Sunday, "Chủ Nhật" ("CN" only closing a range).
-_VI_DAY = re.compile(
-    r"(?<!lần )\bthứ\s*(hai|ba|tư|năm|sáu|bảy|[2-7])\b|\b(chủ\s*nhật)\b|\bT([2-7])(?=\s*[–-]\s*(?:T[2-7]|CN)\b)|"
-    r"(?<=[–-])\s*(?:T([2-7])|(CN))\b",
-    re.IGNORECASE,
-)
+_VI_DAY = re.compile(r"(?<!lần )\bthứ\s*(hai|ba|tư|năm|sáu|bảy|[2-7])\b|\b(chủ\s*nhật)\b", re.IGNORECASE)
+_VI_RANGE = re.compile(r"\bT([2-7])\s{0,2}[–-]\s{0,2}(?:T([2-7])|(CN))\b")  # "T2 – T7", "T2-CN"; not "X-T3"
+# An Indonesian Monday, "Senin", before a range word, a colon or a time: "senin" is Turkish for "your".
+_ID_MONDAY = re.compile(r"\bSenin\b(?=\s{0,3}(?:[–\-:,]|s\.d\.|s/d|sampai|hingga|\d))")
 _UK_FRIDAY = re.compile(r"\bп['’ʼ]ятниц[яюіеь]\w*", re.IGNORECASE)  # "П'ятниця": \w+ splits it
 _VI_ORDINALS = {"hai": 0, "ba": 1, "tư": 2, "năm": 3, "sáu": 4, "bảy": 5}
 
 
 def _vi_weekday(m: re.Match) -> int:
     word = (m.group(1) or "").casefold()
-    number = m.group(3) or m.group(4) or (word if word.isdigit() else "")
-    if number:
-        return int(number) - 2
+    if word.isdigit():
+        return int(word) - 2
     return _VI_ORDINALS[word] if word else 6
+
+
+def _vi_range(m: re.Match) -> list[tuple[int, int, int]]:
+    end = (m.start(2) - 1, m.end(2), int(m.group(2)) - 2) if m.group(2) else (m.start(3), m.end(3), 6)
+    return [(m.start(1) - 1, m.end(1), int(m.group(1)) - 2), end]
 
 
 def _short_days(text: str) -> list[tuple[int, int, int]]:
@@ -1688,8 +1707,10 @@ def _short_days(text: str) -> list[tuple[int, int, int]]:
         name = m.group(1)
         if name.casefold() not in week:
             continue
+        alone = name.casefold() in _WORDS_ELSEWHERE and lang not in ranges
         if m.start() in in_range or (
-            (name[0].isupper() or lang in ranges or name.casefold() in _ONLY_DAYS)
+            not alone
+            and (name[0].isupper() or lang in ranges or name.casefold() in _ONLY_DAYS)
             and _AFTER_SHORT_DAY.match(text, m.end())
         ):
             found.append((m.start(), m.end(), week.index(name.casefold())))
@@ -1710,6 +1731,8 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
             found.append((m.start(), end, day))
     found += [(m.start(), m.end(), "월화수목금토일".index(m.group(1))) for m in _KOREAN_DAY.finditer(text)]
     found += [(m.start(), m.end(), _vi_weekday(m)) for m in _VI_DAY.finditer(text)]
+    found += [mention for m in _VI_RANGE.finditer(text) for mention in _vi_range(m)]
+    found += [(m.start(), m.end(), 0) for m in _ID_MONDAY.finditer(text)]
     found += [(m.start(), m.end(), 4) for m in _UK_FRIDAY.finditer(text)]
     short = _short_days(text)
     found = [f for f in found if not any(start == f[0] for start, _, _ in short)] + short
