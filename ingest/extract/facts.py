@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
@@ -1223,11 +1224,7 @@ def mentions_phone(text: str) -> bool:
     about someone else: a privacy page's "Situs ini dibuat dan dikelola oleh Pradnya Web
     Studio … hubungi 0878-6112-0934" went first for "what's your office number?"."""
     return any(
-        _plausible_phone(m) and not _NOT_A_PHONE.search(m)
-        for line in text.splitlines()
-        for piece in _PIECES.split(line)
-        if not other_party(piece)
-        for m in _PHONE.findall(piece)
+        _plausible_phone(m) and not _NOT_A_PHONE.search(m) for piece in _own_pieces(text) for m in _PHONE.findall(piece)
     )
 
 
@@ -1235,11 +1232,15 @@ _NOT_A_PHONE = re.compile(r"^\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{2,4}|^\d{1,2
 
 
 def mentions_email(text: str) -> bool:
-    pieces = (piece for line in text.splitlines() for piece in _PIECES.split(line))
-    return any(_EMAIL.search(piece) and not other_party(piece) for piece in pieces)
+    return any(_EMAIL.search(piece) for piece in _own_pieces(text))
 
 
 _PIECES = re.compile(r"\s[·•|]\s")  # a footer's "© … · Tel. … · Powered by WordPress"
+
+
+def _own_pieces(text: str) -> Iterator[str]:
+    """The lines of `text`, a footer's line in its pieces, but those about someone else."""
+    return (piece for line in text.splitlines() for piece in _PIECES.split(line) if not other_party(piece))
 
 
 def mentions_address(text: str) -> bool:
