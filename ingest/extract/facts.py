@@ -1122,15 +1122,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
             sentence = next((part for part in sentences if _times(part)), line)
             # a day, or a word for opening in a short line ("Hours: 9am-5pm", "Open 9-5"; not
             # "In Listing 9-3, we try to open a file.")
-            said = (
-                _DAY.search(sentence)
-                or _short_days(sentence)
-                or _VI_DAY.search(sentence)
-                or _VI_RANGE.search(sentence)
-                or _ID_MONDAY.search(sentence)
-                or _UK_FRIDAY.search(sentence)
-                or (_HOURS_WORDS.search(sentence) and len(sentence.split()) <= 7)
-            )
+            said = _names_a_day(sentence) or (_HOURS_WORDS.search(sentence) and len(sentence.split()) <= 7)
             once = _YEAR.search(_TIME_RANGE.sub("", sentence)) or (
                 _TODAY.search(sentence) and _HOURS_WORDS.search(sentence)
             )
@@ -1321,6 +1313,14 @@ def _few_other_words(line: str) -> bool:
     rest = _FULL_DAY.sub(" ", _CLOSED.sub(" ", _BY_APPOINTMENT.sub(" ", re.sub(r"\([^)]*\)", " ", line))))
     words = [w for w in _WORD.findall(rest.casefold()) if len(w) > 3 and w not in _WEEKDAY_OF and w not in _HOLIDAYS]
     return len(words) <= 1
+
+
+def _names_a_day(text: str) -> bool:
+    """A day named: in full or short (_DAY), in a short week, or in the forms only
+    _day_mentions reads (Vietnamese, "Senin", "П'ятниця")."""
+    return bool(_DAY.search(text) or _short_days(text) or _VI_RANGE.search(text) or _ID_MONDAY.search(text)) or (
+        names_full_day(text)  # its _FULL_DAY names are _DAY's too; its Vietnamese and Ukrainian forms are not
+    )
 
 
 def names_full_day(text: str) -> bool:
