@@ -70,3 +70,13 @@ def test_korean_words_with_particles_and_unspaced_japanese_share_terms_with_the_
     assert _shared(hours, "ko", "명동역에서 어떻게 가요?", ("ko",)) >= 2  # 명동, 동역
     assert _shared(hours, "ko", "주차장이 있나요?", ("ko",)) == 0  # nothing of it is on the page
     assert _shared("駐車場はありません。地下鉄の駅から徒歩3分です。", "ja", "駐車場はありますか", ("ja",)) >= 2
+
+
+def test_thai_is_read_as_pairs_of_letters_without_its_marks():
+    # Thai writes no spaces and the tokenizer split each word at its vowel and tone marks
+    # ("ชั่วโมง" -> "ช", "วโมง"): a Chiang Mai massage house's questions shared no term
+    # with the price list that answers them.
+    prices = "นวดแผนไทย 60 นาที 350 บาท นวดเท้า 45 นาที 300 บาท"
+    assert _shared(prices, "th", "นวดไทยชั่วโมงนึงเท่าไหร่คะ", ("th", "en")) >= 3  # นว, วด, ไท
+    assert _shared(prices, "th", "นวดเท้าราคาเท่าไหร่", ("th",)) >= 4  # นว, วด, ดเ, เท
+    assert _shared(prices, "th", "มีที่จอดรถไหม", ("th",)) == 0  # parking: nothing of it is there

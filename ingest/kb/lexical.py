@@ -30,7 +30,7 @@ from functools import cache
 import qdrant_edge as qe
 import stopwordsiso
 
-SCHEME = "bm25-snowball-cjk-3"
+SCHEME = "bm25-snowball-cjk-thai-4"
 _WORDS = re.compile(r"\w+")
 PLAIN = ""
 
@@ -104,9 +104,24 @@ _CJK_RUN = re.compile(
 )
 
 
+# Thai letters (no digits): Thai writes no spaces between words either.
+_THAI_RUN = re.compile(r"[\u0e01-\u0e4e]+")
+
+
+def _run_pairs(run: str) -> str:
+    return " ".join(run[i : i + 2] for i in range(len(run) - 1)) if len(run) > 1 else run
+
+
+def _thai_pairs(m: re.Match) -> str:
+    """A Thai run's letters as overlapping pairs, without the vowel and tone marks written
+    above and below them: the BM25 tokenizer splits a word at each mark ("ชั่วโมง" ->
+    "ช", "วโมง"), and a caller's transcript may spell them differently."""
+    return _run_pairs("".join(c for c in m.group(0) if unicodedata.category(c) != "Mn"))
+
+
 def _pairs(text: str) -> str:
-    """Each run of CJK letters as its overlapping pairs: "명동역에서" -> "명동 동역 역에 에서"."""
-    return _CJK_RUN.sub(lambda m: " ".join(m.group(0)[i : i + 2] for i in range(len(m.group(0)) - 1)), text)
+    """Each run of CJK or Thai letters as its overlapping pairs: "명동역에서" -> "명동 동역 역에 에서"."""
+    return _THAI_RUN.sub(_thai_pairs, _CJK_RUN.sub(lambda m: _run_pairs(m.group(0)), text))
 
 
 def document_terms(text: str, lang: str = "") -> tuple[list[int], list[float]]:
