@@ -114,16 +114,34 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 # Letters only Vietnamese writes: ơ, ư and the vowels with a tone mark beneath or a hook.
 _VIETNAMESE = re.compile(r"[ơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+# Scripts of one language each here: Thai; Arabic without Persian's and Urdu's own letters;
+# kana (Japanese), else Han ideographs alone (Chinese).
+_SCRIPT_LANGUAGES = (
+    (re.compile(r"[\u0e01-\u0e4e]"), "th"),
+    (
+        re.compile(
+            r"^(?=.*[\u0621-\u064a])(?!.*[\u067e\u0686\u0698\u06a9\u06af\u06cc\u0679\u0688\u0691\u06ba\u06be\u06c1\u06d2])",
+            re.S,
+        ),
+        "ar",
+    ),
+    (re.compile(r"[\u3040-\u30ff]"), "ja"),
+    (re.compile(r"[\u4e00-\u9fff]"), "zh"),
+)
 
 
 def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
     """The query's language among the site's languages and English (callers ask in
     English everywhere), else among every language BM25 analyses (a Spanish caller to
-    an English site), or None when unclear. Korean is told by its script."""
+    an English site), or None when unclear. Korean, Thai, Arabic, Japanese and Chinese
+    are told by their scripts."""
     if _HANGUL.search(query):
         return "ko"
     if len(_VIETNAMESE.findall(query)) >= 2:
         return "vi"  # no stemmer here, but its letters tell it
+    for script, lang in _SCRIPT_LANGUAGES:
+        if script.search(query):
+            return lang
     folded = query.casefold()
     if _CYRILLIC.search(query):  # few stopwords in a short question; the letters tell these two apart
         ukrainian, russian = any(ch in folded for ch in "іїєґ"), any(ch in folded for ch in "ыэъё")
