@@ -1264,3 +1264,60 @@ def test_a_12_hour_range_says_its_times_as_a_24_hour_one():
     from ingest.extract.facts import _clock_times
 
     assert _clock_times("9 am – 5 pm") == _clock_times("09:00–17:00") == {540, 1020}
+
+
+def test_days_in_traditional_chinese_thai_arabic_and_croatian():
+    """Four sites nobody here had read: a Taipei physio ("週一至週五", "禮拜六" as Taiwan
+    speaks), a Chiang Mai massage house ("วันจันทร์ พุธ พฤหัสบดี ศุกร์", no spaces inside
+    words), an Amman garage ("السبت – الأربعاء: ٨ صباحاً – ٦ مساءً", Arabic-Indic digits and
+    the time of day after them) and a Brač apartment office ("Ponedjeljak – subota",
+    "pon – pet"). None of their days was read: each card took its hours from the English
+    contact page alone, or from nothing."""
+    _days_are(
+        ("週一至週五 早診 09:00–12:00｜午診 14:30–17:30｜晚診 18:30–21:00", set(range(5))),
+        ("週六 早診 09:00–12:00", {5}),
+        ("週日、國定假日休診", {6}),
+        ("禮拜六下午有看診嗎", {5}),
+        ("每週一次，一次 30 分鐘", set()),  # once a week, not Monday
+        ("兩週一次", set()),
+        ("วันจันทร์ พุธ พฤหัสบดี ศุกร์ 10:00–21:00 น.", {0, 2, 3, 4}),
+        ("วันเสาร์–อาทิตย์ 09:00–22:00 น.", {5, 6}),
+        ("หยุดทุกวันอังคาร", {1}),
+        ("อาทิตย์ละครั้ง", set()),  # once a week: "อาทิตย์" alone is a week too
+        ("السبت – الأربعاء: ٨ صباحاً – ٦ مساءً", {5, 6, 0, 1, 2}),
+        ("من السبت إلى الخميس", {5, 6, 0, 1, 2, 3}),
+        ("الجمعة: مسكّرين", {4}),
+        ("Ponedjeljak – subota 8:00 – 20:00", set(range(6))),
+        ("pon – pet: 9 – 15 h", set(range(5))),
+        ("Nedjelja i blagdani zatvoreno", {6}),
+    )
+    contact = (
+        "<h1>اتصل بنا</h1><h2>ساعات الدوام</h2><table><tr><th>السبت</th><td>٨:٠٠ صباحاً – ٦:٠٠ مساءً</td></tr>"
+        "<tr><th>الخميس</th><td>٨:٠٠ صباحاً – ٣:٠٠ عصراً</td></tr><tr><th>الجمعة</th><td>مغلق (عطلة أسبوعية)</td></tr></table>"
+    )
+    facts = parse_html(page(contact, lang="ar"), "https://garage.example/contact/").facts
+    assert [f.value for f in facts if f.kind == "hours"] == [
+        "السبت ٨:٠٠ صباحاً – ٦:٠٠ مساءً",
+        "الخميس ٨:٠٠ صباحاً – ٣:٠٠ عصراً",
+        "الجمعة مغلق (عطلة أسبوعية)",
+    ]
+    thai = (
+        "<h1>ติดต่อเรา</h1><h2>เวลาทำการ</h2><table><tr><td>วันจันทร์</td><td>10:00–21:00 น.</td></tr>"
+        "<tr><td>วันอังคาร</td><td>ปิดทำการ (หยุดประจำสัปดาห์)</td></tr></table>"
+    )
+    facts = parse_html(page(thai, lang="th"), "https://nuad.example/contact/").facts
+    assert [f.value for f in facts if f.kind == "hours"] == ["วันจันทร์ 10:00–21:00 น.", "วันอังคาร ปิดทำการ (หยุดประจำสัปดาห์)"]
+
+
+def test_the_web_agencys_number_in_thai_croatian_and_chinese_is_someone_elses():
+    # The massage house's privacy page: "ผู้พัฒนาและดูแลเว็บไซต์:" (site developer and
+    # maintainer) and the payment provider, each with its own number; "what's your mobile
+    # number?" got that page first, as a passage holding the number asked for.
+    assert not mentions_phone("- **ผู้พัฒนาและดูแลเว็บไซต์:** บริษัท ล้านนา ดิจิทัล ครีเอทีฟ จำกัด โทร 053-120-448")
+    assert not mentions_phone("- **ผู้ให้บริการรับชำระเงินออนไลน์** (บัตรเครดิต): บริษัท สยามเพย์ โทร 02-108-6600")
+    assert mentions_phone("- **โทร:** 053-214-587")
+    assert not mentions_phone(
+        "Izrada, hosting i održavanje web stranice: Kamenjar Digital j.d.o.o., tel. +385 21 782 310"
+    )
+    assert not mentions_phone("網站設計：康達數位 電話 (02) 2345-6789")
+    assert mentions_phone("Telefon: +385 21 631 245")

@@ -285,20 +285,20 @@ _WEEK = tuple(
         (
             "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag "
             "poniedziałek poniedziałki poniedziałku pon pn pondělí δευτέρα δευτερα δευ luni hétfő hétfőn maanantai maanantaina maanantaisin "
-            "понеділок понеділка понеділком понедельник понедельника понедельникам",
+            "понеділок понеділка понеділком понедельник понедельника понедельникам ponedjeljak ponedjeljka ponedjeljkom الاثنين الإثنين",
             "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag "
-            "wtorek wtorki wtorku wt úterý τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa вівторок вівторка вторник вторника",
+            "wtorek wtorki wtorku wt úterý τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa вівторок вівторка вторник вторника utorak utorka utorkom الثلاثاء",
             "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag "
-            "środa środy środę śr středa τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin rabu середа середу середи среда среду",
+            "środa środy środę śr středa τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin rabu середа середу середи среда среду srijeda srijede srijedu srijedom الأربعاء الاربعاء",
             "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag "
-            "czwartek czwartki czwartku czw čtvrtek πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin kamis четвер четверга четверг",
+            "czwartek czwartki czwartku czw čtvrtek πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin kamis четвер четверга четверг četvrtak četvrtka četvrtkom الخميس",
             "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag piątek piątki piątku pt pátek "
-            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin jumat пятница пятницу пятницы",
+            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin jumat пятница пятницу пятницы petak petka petkom الجمعة",
             "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
-            "sobota soboty sobotę sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu субота суботу суботи суботам суббота субботу субботы субботам",
+            "sobota soboty sobotę sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu субота суботу суботи суботам суббота субботу субботы субботам subota subotom subote subotu السبت",
             "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag "
             "niedziela niedziele niedzieli niedzielę niedz nd neděle κυριακή κυριακη κυριακές κυριακες κυρ duminică duminica "
-            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin неділя неділю неділі неділям воскресенье воскресенья",
+            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin неділя неділю неділі неділям воскресенье воскресенья nedjelja nedjelje nedjelju nedjeljom الأحد الاحد",
         ),
         _NORDIC,
         (
@@ -355,6 +355,14 @@ _EVERY_DAY = (
     "ежедневно",
     "без выходных",
 )
+# Chinese "星期一", "周六", "週六" (Traditional), "禮拜六" (as Taiwan speaks it); not the week
+# of "每週一次" (once a week) or "兩週一次" (every two weeks).
+_CHINESE_WEEKDAY = r"(?:星期|禮拜|礼拜|(?<![每一二兩两三四五六七八九十幾几數数隔上下本這这])[周週])"
+_CHINESE_DAY = _CHINESE_WEEKDAY + r"[一二三四五六日天](?![次回遍])"
+# Thai "วันจันทร์" (Monday): a name after "วัน" (day); Thai writes no spaces, so no \b.
+_THAI_NAMES = ["จันทร์", "อังคาร", "พุธ", "พฤหัสบดี", "ศุกร์", "เสาร์", "อาทิตย์"]
+_THAI_NAME = "(?:" + "|".join(sorted([*_THAI_NAMES, "พฤหัส"], key=len, reverse=True)) + ")"  # and Thursday short
+_THAI_DAY = "วัน" + _THAI_NAME
 _DAY = re.compile(
     r"\b("
     + "|".join([*sorted((n for names in _WEEK for n in names if len(n) > 2), key=len, reverse=True), *_EVERY_DAY])
@@ -362,7 +370,11 @@ _DAY = re.compile(
     + r"|(?:segunda|terça|terca|quarta|quinta)\s+(?:a|à|até)\s+(?:terça|quarta|quinta|sexta|sábado|sabado|domingo)"
     + r")\b|(?-i:\b(?:Mo|Di|Mi|Do|Fr|Sa|So|MO|DI|MI|DO|FR|SA|SO|Pn|Wt|Śr|Pt|Nd|WT|ŚR|PT|Minggu|MINGGU)\b)|"
     r"[월화수목금토일]요일|[월화수목금토일]\s*[-~–]\s*[월화수목금토일]|(?<![가-힣])[월화수목금토일](?:\s*[·,/]\s*[월화수목금토일])+(?![가-힣])|"
-    r"[月火水木金土日]曜|星期[一二三四五六日天]|周[一二三四五六日]|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+",
+    r"[月火水木金土日]曜|"
+    + _CHINESE_DAY
+    + "|"
+    + _THAI_DAY
+    + r"|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -371,14 +383,18 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _FULL_DAY = re.compile(
     r"\b("
     + "|".join(n for names in _WEEK for n in names if len(n) > 3)
-    + r")\b|(?-i:\bMinggu\b)|\bп['’ʼ]ятниц\w*|[월화수목금토일]요일|[月火水木金土日]曜|星期[一二三四五六日天]",
+    + r")\b|(?-i:\bMinggu\b)|\bп['’ʼ]ятниц\w*|[월화수목금토일]요일|[月火水木金土日]曜|"
+    + _CHINESE_DAY
+    + "|"
+    + _THAI_DAY,
     re.IGNORECASE,
 )
 _CLOSED = re.compile(
     r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten|"
     r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|stängt|stengt|lukket|"
-    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|nghỉ|đóng cửa|tutup|libur|вихідний|вихідні|зачинено|зачинені|выходной|выходные|закрыто)\b|"
-    r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息",
+    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|zatvoreno|zatvoren|zatvorena|nghỉ|đóng cửa|tutup|libur|вихідний|вихідні|зачинено|зачинені|выходной|выходные|закрыто)\b|"
+    r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息|"
+    r"\b(?:مغلق|مغلقة|مغلقين|مسكر|مسكّر|مسكرين|مسكّرين|مقفل)\b|ปิดทำการ|ปิดบริการ|หยุดทำการ|หยุดประจำ|หยุดทุก|(?<![ก-๛])(?:ปิด|หยุด)(?![ก-๛])",
     re.IGNORECASE,
 )
 # A day kept for appointments is part of the week too: "Fr nach Vereinbarung", "Friday by appointment".
@@ -395,8 +411,12 @@ _PHONE_HOURS = re.compile(
     r"arayın|telefonla|τηλεφωνικά|τηλεφωνικα|τηλέφωνο|τηλεφωνο)\b|전화|電話|电话",
     re.IGNORECASE,
 )
+# Arabic writes the time of day after a time: "٨:٠٠ صباحاً – ٦:٠٠ مساءً" (morning, evening).
+_AR_DAYTIME = r"(?:صباح|مساء|ظهر|عصر|ليل)(?:اً|ا|ً)?"
+_AR_AFTERNOON = ("مساء", "ظهر", "عصر", "ليل")
 _TIME_RANGE = re.compile(
-    r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.)?\s*(?:-|–|—|~|～|〜|－|to|bis|a|hasta|ile)"
+    r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.|" + _AR_DAYTIME + r")?\s*"
+    r"(?:-|–|—|~|～|〜|－|to|bis|a|hasta|ile|حتى|إلى|الى|لغاية)"
     # "das 8h00 às 22h00", "de 10h à 18h", "van 9.00 tot 18.00": these words join times
     # written as times ("2 tot 4 fietsen" is no range of hours)
     r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até|do|έως|εως))\s*(?:오전|오후)?\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
@@ -472,7 +492,11 @@ _ROLES = (
     r"tárhelyszolgáltató|tárhely|webfejlesztés|weboldal készítője|verkkosivut|kotisivut|sivuston toteutus|"
     r"thiết kế(?: website| web)?|đơn vị (?:thiết kế|quản trị)(?: website)?|quản trị website|lưu trữ(?: website)?|"
     r"pengembang(?: situs| website| web)?|pembuat(?: situs| website| web)?|desain web|"
-    r"розробка сайту|створення сайту|веб-студія|розробник сайту|разработка сайта|создание сайта|веб-студия|хостинг"
+    r"розробка сайту|створення сайту|веб-студія|розробник сайту|разработка сайта|создание сайта|веб-студия|хостинг|"
+    r"izrada(?:,? hosting i održavanje| i održavanje)? web stranic[ae]|web dizajn|održavanje web stranic[ae]|"
+    r"تصميم (?:و ?تطوير )?الموقع|تطوير الموقع|استضافة الموقع|網站設計|网站设计|網站製作|网站制作|網頁設計|网页设计|"
+    # Thai: "เว็บไซต์" ends in a mark \w does not take, so the word ends (\b) before it
+    r"ผู้พัฒนา(?:และดูแล)?เว็บไซต(?=์)|ผู้ดูแลเว็บไซต(?=์)|ผู้ออกแบบ(?:และพัฒนา)?เว็บไซต(?=์)|ผู้ให้บริการ[ก-๛]*"
 )
 _OTHER_ROLE = re.compile(
     rf"^\W*(?:{_ROLES})\b[^:：\n]{{0,40}}?(?:\s*[:：]|\s(?:by|von|durch|por|par|da|door|tarafından)\b)", re.IGNORECASE
@@ -1227,6 +1251,17 @@ def mentions_email(text: str) -> bool:
     return any(_EMAIL.search(piece) for piece in _own_pieces(text))
 
 
+_CHAT_LINK = re.compile(
+    r"(?:https?://)?(?:" + "|".join(re.escape(host) for host in _CHAT_HOSTS) + r")/\S", re.IGNORECASE
+)
+
+
+def mentions_chat(text: str) -> bool:
+    """A messenger's link or ID ("https://line.me/R/ti/p/@shop", "LINE: @shop",
+    "KakaoTalk ID: clinic") in `text`, but someone else's."""
+    return any(_CHAT_LINK.search(piece) or _CHAT_ID.search(piece) for piece in _own_pieces(text))
+
+
 _PIECES = re.compile(r"\s[·•|]\s")  # a footer's "© … · Tel. … · Powered by WordPress"
 
 
@@ -1562,7 +1597,7 @@ def _hours_kept(places: list[list[Fact]]) -> list[Fact]:
     return kept
 
 
-_CLOCK = re.compile(r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?", re.IGNORECASE)
+_CLOCK = re.compile(r"(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|" + _AR_DAYTIME + ")?", re.IGNORECASE)
 
 
 def _clock_times(text: str) -> set[int]:
@@ -1572,7 +1607,7 @@ def _clock_times(text: str) -> set[int]:
     for span in _TIME_RANGE.finditer(text):
         for m in _CLOCK.finditer(text[span.start() : span.end() + 5]):  # the range's "pm" is after its end
             hour = int(m.group(1)) % 12 if m.group(3) else int(m.group(1))
-            hour += 12 if m.group(3) and m.group(3).lower().startswith("p") else 0
+            hour += 12 if m.group(3) and m.group(3).lower().startswith(("p", *_AR_AFTERNOON)) else 0
             times.add(hour * 60 + int(m.group(2) or 0))
     return times
 
@@ -1607,7 +1642,7 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
     r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|по|до|"
-    r"부터|から|至|到)\s*$",
+    r"부터|から|至|到|ถึง|إلى|الى|حتى|لغاية)\s*$",
     re.IGNORECASE,
 )
 _KOREAN_DAY = re.compile(r"(?<![가-힣])([월화수목금토일])(?:요일|(?![가-힣]))")
@@ -1628,6 +1663,7 @@ _SHORT_WEEKS = {
     "fi": "ma ti ke to pe la su",
     "uk": "пн вт ср чт пт сб нд",
     "ru": "пн вт ср чт пт сб вс",
+    "hr": "pon uto sri čet pet sub ned",  # and Bosnian, Serbian in Latin letters
 }
 _SHORT_WEEKS = {lang: names.split() for lang, names in _SHORT_WEEKS.items()}
 _ONLY_DAYS = {"mån", "tis", "lör", "sön", "lør", "søn", "út", "čt", "pá"}
@@ -1647,10 +1683,12 @@ _AFTER_SHORT_DAY = re.compile(  # one class before what follows: three \s* in a 
 )
 # Short names that are common words or abbreviations elsewhere ("Main St 12-14", "Tor 3-5"):
 # a day only in a range, or in a line with a range of their week.
-_WORDS_ELSEWHERE = {"st", "tor", "ons", "man", "ne", "po"}
-# Japanese "月曜日", "水曜", lists "土・日"; Chinese "星期一", "周六".
+_WORDS_ELSEWHERE = {"st", "tor", "ons", "man", "ne", "po", "pet", "sub", "sri"}
+# Japanese "月曜日", "水曜", lists "土・日"; Chinese "星期一", "週六", "周一、二、三、五".
 _KANJI_DAY = re.compile(
-    r"([月火水木金土日])曜日?|(?:星期|周)([一二三四五六日天](?:\s*[、,，]\s*[一二三四五六日天])*)|"
+    r"([月火水木金土日])曜日?|"
+    + _CHINESE_WEEKDAY
+    + r"([一二三四五六日天](?:\s*[、,，]\s*[一二三四五六日天])*)(?![次回遍])|"
     r"(?<![\u4e00-\u9fff\d])([月火水木金土日](?:\s*[・·、～〜~－-]\s*[月火水木金土日])+)(?![\u4e00-\u9fff])"
 )
 _KANJI_WEEK = "月火水木金土日"
@@ -1684,6 +1722,21 @@ def _vi_weekday(m: re.Match) -> int:
 def _vi_range(m: re.Match) -> list[tuple[int, int, int]]:
     end = (m.start(2) - 1, m.end(2), int(m.group(2)) - 2) if m.group(2) else (m.start(3), m.end(3), 6)
     return [(m.start(1) - 1, m.end(1), int(m.group(1)) - 2), end]
+
+
+_THAI_MENTION = re.compile("(วัน)?(" + _THAI_NAME + ")")
+_THAI_LIST = re.compile(r"\s{0,3}(?:[,/&+–—-]|ถึง|และ|หรือ)?\s{0,3}")
+
+
+def _thai_days(text: str) -> list[tuple[int, int, int]]:
+    """Thai days: a name after "วัน" (day), and the names listed after it without it
+    ("วันจันทร์ พุธ ศุกร์", "วันเสาร์–อาทิตย์"): alone, "อาทิตย์" is also a week."""
+    found: list[tuple[int, int, int]] = []
+    for m in _THAI_MENTION.finditer(text):
+        if m.group(1) or (found and found[-1][1] <= m.start() and _THAI_LIST.fullmatch(text, found[-1][1], m.start())):
+            name = m.group(2)
+            found.append((m.start(), m.end(), 3 if name == "พฤหัส" else _THAI_NAMES.index(name)))
+    return found
 
 
 def _short_days(text: str) -> list[tuple[int, int, int]]:
@@ -1735,11 +1788,14 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
     found += [mention for m in _VI_RANGE.finditer(text) for mention in _vi_range(m)]
     found += [(m.start(), m.end(), 0) for m in _ID_MONDAY.finditer(text)]
     found += [(m.start(), m.end(), 4) for m in _UK_FRIDAY.finditer(text)]
+    found += _thai_days(text)
     short = _short_days(text)
     found = [f for f in found if not any(start == f[0] for start, _, _ in short)] + short
     for m in _KANJI_DAY.finditer(text):
         if m.group(1):
             found.append((m.start(), m.end(), _KANJI_WEEK.index(m.group(1))))
+        elif m.group(2) and len(m.group(2)) == 1:  # "週一" as a whole, so that "週一至週五" is a range
+            found.append((m.start(), m.end(), _CHINESE_WEEK.index(m.group(2).replace("天", "日"))))
         elif m.group(2):  # "周一、二、三、五"
             start = m.start(2)
             found += [
