@@ -19,10 +19,17 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
 
-from ingest.extract.facts import days_of, mentions_address, mentions_email, mentions_phone, names_full_day
+from ingest.extract.facts import (
+    days_of,
+    mentions_address,
+    mentions_chat,
+    mentions_email,
+    mentions_phone,
+    names_full_day,
+)
 from ingest.kb.store import Hit
 
-Kind = Literal["time", "price", "phone", "email", "address"]
+Kind = Literal["time", "price", "phone", "email", "address", "chat"]
 
 # "If I send you an email, how long…", "Can I book by phone?", "Kann ich per E-Mail
 # buchen?": the way of asking, not the number or address asked for ("via WhatsApp" still
@@ -56,8 +63,10 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"mấy giờ|giờ nào|giờ mở cửa|giờ làm việc|mở cửa (?:lúc|từ|đến)|đóng cửa (?:lúc|mấy)|mở tới|mở đến|"
         r"jam berapa|(?:buka|tutup) (?:dari |sampai |mulai )?jam|jam (?:buka|tutup|operasional|kerja|kantor)|sampai jam|"
         r"о котрій|до котрої|з котрої|графік\w*|години роботи|режим роботи|коли (?:ви )?(?:працюєте|відкриті|відчиняєтесь)|"
+        r"u kol?i?ko sati|do kad[a]?|od kad[a]?|radno vrijeme|kad(?:a)? (?:radite|ste otvoreni)|"
         r"во сколько|до скольки|со скольки|с какого времени|режим работы|часы работы|график\w*|когда (?:вы )?работаете)\b"
-        r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|营业时间|營業時間",
+        r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|幾點|营业时间|營業時間|門診時間|看診時間"
+        r"|กี่โมง|กี่ทุ่ม|เวลาเปิด|เวลาทำการ|لإيمتى|لايمتى|إيمتى|ايمتى|متى|الساعة كم|أي ساعة|ساعات الدوام|مواعيد",
         re.IGNORECASE,
     ),
     "price": re.compile(
@@ -79,8 +88,10 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"bao nhiêu tiền|giá bao nhiêu|giá|bảng giá|(?<!số )(?:bao )?nhiêu(?=\s*(?:tiền|vậy|ạ|à|em|chị|anh|ha|nhỉ|[?,.!]|$))|chi phí|phí|tốn|"
         r"скільки (?:\w+ ){0,2}(?:коштує|коштують|коштуватиме|буде коштувати|стоїть|платити)|ціна|ціни|цін|вартість|прайс\w*|"
         r"сколько (?:\w+ ){0,2}(?:стоит|стоят|будет стоить|платить)|цена|цены|стоимость|"
-        r"harga\w*|biaya\w*|ongkos\w*|(?:sewa\w*|bayar|charge|kena|denda\w*|deposit\w*)(?: \w+){0,4} berapa|berapa (?:harga|biaya|ongkos|duit|rupiah|ribu))\b"
-        r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|价格|價格",
+        r"harga\w*|biaya\w*|ongkos\w*|(?:sewa\w*|bayar|charge|kena|denda\w*|deposit\w*)(?: \w+){0,4} berapa|berapa (?:harga|biaya|ongkos|duit|rupiah|ribu)|"
+        r"kol?i?ko (?:\w+ ){0,2}(?:košta|koštaju|košto|se plaća|plaćamo|bi bila|bi bilo|tražite)|cijena|cijene|cjenik)\b"
+        r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|多少錢|价格|價格|價錢|費用|收費|"
+        r"เท่าไหร่|เท่าไร|ราคา|ค่าเรียน|ค่าบริการ|قديش|قدّيش|بكم|كم سعر|سعر|أسعار|اسعار|تكلفة|كم بتكلف|كم بكلف",
         re.IGNORECASE,
     ),
     "phone": re.compile(
@@ -92,13 +103,14 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"soittaa|soitan|số điện thoại|điện thoại|sđt|số mấy|số nào|hotline|zalo|nomor (?:telepon|telp|hp|wa|whatsapp|kantor|kontak)\w*|telepon\w*|telp|"
         r"ditelepon|menelepon|телефон\w*|подзвонити|зателефонувати|дзвонити|позвонить|звонить|"
         # "номер" is a hotel room too ("які номери у вас є?"): a number asked for, or a phone's
-        r"(?:на )?(?:який|яким|какой|каким|ваш|ваш\w+) номер|номер (?:телефон\w*|реєстратур\w*|регистратур\w*|вайбер\w*|viber))\b|\bwhatsapp\b|전화|電話|电话",
+        r"(?:на )?(?:який|яким|какой|каким|ваш|ваш\w+) номер|номер (?:телефон\w*|реєстратур\w*|регистратур\w*|вайбер\w*|viber)|broj(?! \w*(?:noći|osoba|ljudi))|nazvati|nazovem)\b"
+        r"|\bwhatsapp\b|전화|電話|电话|手機|號碼|号码|เบอร์|โทร(?!ทัศน์)|رقم|تلفون|تليفون|هاتف|الأرضي|موبايل|واتس",
         re.IGNORECASE,
     ),
     "email": re.compile(
         r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|posta elettronica|ηλεκτρονικ\w*|mejl\w*|sähköpost\w*|"
         r"(?:електронн\w* )?пошт\w*|(?:электронн\w* )?почт\w*|імейл|емейл|имейл)\b"
-        r"|이메일|메일|メール|邮箱|郵件",
+        r"|이메일|메일|メール|邮箱|郵件|信箱|(?<=[\u4e00-\u9fff])e-?mail|อีเมล|إيميل|ايميل|بريد",
         re.IGNORECASE,
     ),
     "address": re.compile(
@@ -115,7 +127,16 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"pe ce stradă|hol (?:vagytok|vannak|van|található|találom|találhatók)|"
         r"osoite\w*|katuosoite\w*|missä (?:te )?(?:olette|ootte|sijaitsette|päin)|"
         r"địa chỉ|ở đâu|chỗ nào|đường nào|nằm ở|alamat\w*|di ?mana (?:(?:kantor|lokasi|tempat)\w*|ya|sih)|"
-        r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь))\b|주소|어디|위치|住所|どこ|地址|在哪",
+        r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь)|gdje ste|di ste|gdje se nalazite|kako (?:da )?vas nađem)\b|주소|어디|위치|住所|どこ|地址|在哪|"
+        r"อยู่ที่ไหน|อยู่ตรงไหน|ที่อยู่|وين|عنوان|مكانكم|موقعكم",
+        re.IGNORECASE,
+    ),
+    # A messenger whose ID is no phone number: "有沒有LINE啊？", "มีไลน์ร้านไหม", "카톡 아이디". WhatsApp,
+    # Viber and Zalo are reached at a number (asked for as a phone).
+    "chat": re.compile(
+        r"(?-i:(?<![A-Za-z])LINE(?![A-Za-z]))|\bline (?:id|account|official)\b|\b(?:on|via|through|in) line\b(?! with)|"
+        r"\bkakao ?talk\b|\bkakao\b|\bwechat\b|\btelegram\w*|телеграм\w*|"
+        r"ไลน์|ライン|카톡|카카오톡|카카오|微信|텔레그램",
         re.IGNORECASE,
     ),
 }
@@ -137,7 +158,7 @@ _TIME = re.compile(
 _PRICE = re.compile(
     r"[$€£¥₺₩₹₴₽]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$|VND|VNĐ|Rp\.?|IDR|UAH)\s?\d"
     r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|lei|RON|Ft|HUF|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔|đ|₫|đồng|VND|VNĐ|грн|₴|UAH|гривень|гривні|руб|₽|рублей)(?!\w)"
-    r"|\d+\s?만\s?원"
+    r"|\d+\s?만\s?원|\d[\d.,]*\s?(?:元|บาท|دينار|د\.أ)|(?:NT\$|THB|฿|JOD)\s?\d"
     r"|(?<!feel )(?<![-\w])free\b|\b(?:gratis|gratuit\w*|kostenlos|gratuito|ücretsiz|δωρεάν|bezpłatn\w*|zdarma|ingyen\w*)\b"
     r"|무료|無料|免费",
     re.IGNORECASE,
@@ -148,6 +169,7 @@ _HOLDS: dict[Kind, Callable[[str], bool]] = {
     "phone": mentions_phone,
     "email": mentions_email,
     "address": mentions_address,
+    "chat": mentions_chat,
 }
 # A passage holding what is asked for goes first when its fused score is at least this
 # share of the best one's. Fused scores are close together (the 40th of both
@@ -162,7 +184,7 @@ _OPEN = re.compile(
     r"\b(?:open|opened|offen|geöffnet|abren|abierto|abiertos|abrís|ouvert|ouverts|ouvrez|aperti|aperto|aprite|"
     r"aberto|abertos|abrem|geopend|open zijn|açık|açıkmısınız|czynne|otwarte|otevřeno|máte otevřeno|öppet|öppna|"
     r"åbent|åpent|ανοιχτά|ανοιχτό|deschis|deschideți|nyitva|auki|avoinna|mở cửa|buka|працюєте|працює|відкриті|"
-    r"работаете|работает|открыты)\b|영업|営業|開いて",
+    r"работаете|работает|открыты|otvoreni|otvoreno|radite)\b|영업|営業|開いて|有開|開門|看診|營業|เปิด|فاتحين|بتفتحوا|تفتحون|مفتوحين|فاتح",
     re.IGNORECASE,
 )
 
@@ -171,6 +193,8 @@ def asked_kinds(question: str) -> tuple[Kind, ...]:
     """The kinds of value `question` asks for (none for most questions)."""
     question = _WAY_OF_ASKING.sub(" ", question)
     kinds = tuple(kind for kind, asked in _ASKED.items() if asked.search(question))
+    if "chat" in kinds and "phone" in kinds:
+        kinds = tuple(kind for kind in kinds if kind != "chat")  # "which number is your Viber?": the number
     if "time" not in kinds and _OPEN.search(question) and names_full_day(question) and 0 < len(days_of(question)) < 7:
         kinds = ("time", *kinds)
     return kinds

@@ -278,3 +278,54 @@ def test_open_without_a_day_named_in_full_asks_for_no_time(question):
 
 def test_jam_and_a_number_is_no_time():
     assert not holds("time", "Strawberry jam 4.50") and holds("time", "Kantor buka pukul 08.00")
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("ฮัลโหลค่ะ ขอเบอร์โทรร้านหน่อยค่ะ", ("phone",)),
+        ("วันจันทร์ร้านเปิดถึงกี่ทุ่มคะ", ("time",)),
+        ("นวดไทยชั่วโมงนึงเท่าไหร่คะ", ("price",)),
+        ("ร้านอยู่ตรงไหนคะ", ("address",)),
+        ("بدي أسأل، انتو بتفتحوا يوم الجمعة ولا لأ", ("time",)),  # open on a day
+        ("قديش بتاخدوا على تصليح البنشر؟", ("price",)),
+        ("شو الإيميل تبعكم؟", ("email",)),
+        ("وين مكانكم بالزبط؟", ("address",)),
+        ("你們禮拜天有開嗎", ("time",)),
+        ("掛號費要多少錢", ("price",)),
+        ("你們有email嗎？", ("email",)),
+        ("請問你們診所在哪裡？幾號幾樓啊", ("address",)),  # a street number, not a phone's
+        ("Kolko košta onaj izlet na Plavu lagunu?", ("price",)),
+        ("U koliko sati radite subotom?", ("time",)),
+        ("Jel imate broj od skipera?", ("phone",)),
+        ("Nas je šestero, koji apartman?", ()),
+    ],
+)
+def test_thai_arabic_chinese_and_croatian_questions_ask_for_kinds(question, kinds):
+    assert asked_kinds(question) == kinds
+
+
+def test_baht_dinars_and_yuan_are_a_price():
+    assert holds("price", "นวดแผนไทย 60 นาที 350 บาท") and holds("price", "فحص شامل 35 دينار")
+    assert holds("price", "徒手治療 1,500元起") and holds("price", "NT$800") and not holds("price", "2樓")
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("欸你好，我想問一下你們有沒有LINE啊？那個帳號是多少", ("chat",)),
+        ("มีไลน์ร้านไหมครับ แอดไลน์ว่าอะไรนะ", ("chat",)),
+        ("Can I message you on LINE?", ("chat",)),
+        ("카톡 아이디 알려주세요", ("chat",)),
+        ("Is there a line at the door?", ()),  # a queue
+        ("Can I send you a photo on Viber? Which number?", ("phone",)),  # Viber's ID is the number
+    ],
+)
+def test_a_messenger_whose_id_is_no_number_is_asked_for_as_a_chat(question, kinds):
+    assert asked_kinds(question) == kinds
+
+
+def test_a_chat_link_or_id_is_held_unless_someone_elses():
+    assert holds("chat", "Chat: https://line.me/R/ti/p/@kangfu-tp (LINE)") and holds("chat", "LINE: @kangfu-tp")
+    assert holds("chat", "KakaoTalk ID: gulumse_dental") and not holds("chat", "Line up at 9, doors at 10")
+    assert not holds("chat", "Webdesign: Studio X, Telegram: @studiox")
