@@ -80,6 +80,13 @@ SITES = {
     "tailor": (REPO / "scripts" / "answer_sites" / "tailor", ("www.camvantailor.vn",)),
     "scooters": (REPO / "scripts" / "answer_sites" / "scooters", ("www.wayanjayarental.co.id",)),
     "lvivdental": (REPO / "scripts" / "answer_sites" / "lvivdental", ("www.koval-dent.com.ua",)),
+    # The twelfth round's, as the seven above: a Taipei physio (zh-Hant, four en pages), a
+    # Chiang Mai massage house (th, five en pages), an Amman garage (ar, right to left, four
+    # en pages), a Brač apartment and boat-trip office (hr, five en pages).
+    "rehab": (REPO / "scripts" / "answer_sites" / "rehab", ("www.kangfu-taipei.example",)),
+    "massage": (REPO / "scripts" / "answer_sites" / "massage", ("www.baanmassage-cm.example",)),
+    "garage": (REPO / "scripts" / "answer_sites" / "garage", ("www.alnoor-garage.example",)),
+    "apartments": (REPO / "scripts" / "answer_sites" / "apartments", ("www.apartmani-supetar.example",)),
 }
 
 
