@@ -91,7 +91,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"harga\w*|biaya\w*|ongkos\w*|(?:sewa\w*|bayar|charge|kena|denda\w*|deposit\w*)(?: \w+){0,4} berapa|berapa (?:harga|biaya|ongkos|duit|rupiah|ribu)|"
         r"kol?i?ko (?:\w+ ){0,2}(?:košta|koštaju|košto|se plaća|plaćamo|bi bila|bi bilo|tražite)|cijena|cijene|cjenik)\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|多少錢|价格|價格|價錢|費用|收費|"
-        r"เท่าไหร่|เท่าไร|ราคา|ค่าเรียน|ค่าบริการ|قديش|قدّيش|بكم|كم سعر|سعر|أسعار|اسعار|تكلفة|كم بتكلف|كم بكلف",
+        r"เท่าไหร่|เท่าไร|ราคา|ค่าเรียน|ค่าบริการ|قديش|قدّيش|كم سعر|سعر|أسعار|اسعار|تكلفة|كم بتكلف|كم بكلف|(?<![\u0600-\u06ff])بكم(?=\s*[؟?]|\s*$)",  # "بكم" is also "with you"
         re.IGNORECASE,
     ),
     "phone": re.compile(
@@ -103,8 +103,9 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"soittaa|soitan|số điện thoại|điện thoại|sđt|số mấy|số nào|hotline|zalo|nomor (?:telepon|telp|hp|wa|whatsapp|kantor|kontak)\w*|telepon\w*|telp|"
         r"ditelepon|menelepon|телефон\w*|подзвонити|зателефонувати|дзвонити|позвонить|звонить|"
         # "номер" is a hotel room too ("які номери у вас є?"): a number asked for, or a phone's
-        r"(?:на )?(?:який|яким|какой|каким|ваш|ваш\w+) номер|номер (?:телефон\w*|реєстратур\w*|регистратур\w*|вайбер\w*|viber)|broj(?! \w*(?:noći|osoba|ljudi))|nazvati|nazovem)\b"
-        r"|\bwhatsapp\b|전화|電話|电话|手機|號碼|号码|เบอร์|โทร(?!ทัศน์)|رقم|تلفون|تليفون|هاتف|الأرضي|موبايل|واتس",
+        r"(?:на )?(?:який|яким|какой|каким|ваш|ваш\w+) номер|номер (?:телефон\w*|реєстратур\w*|регистратур\w*|вайбер\w*|viber)|broj(?:a)? (?:telefona|mobitela|mobilnog|mobitel|whatsappa?|vibera?|za (?:poziv|kontakt))|(?:vaš|koji je|vam je|imate li|imate|dajte mi|dat) broj|broj od|nazvati|nazovem)\b"
+        r"|\bwhatsapp\b|전화|電話|电话|手機|號碼|号码|เบอร์|โทร(?!ทัศน์)|تلفون|تليفون|هاتف|موبايل|واتس|رقمكم|"
+        r"(?:ال)?رقم (?:ال)?(?:تلفون|تليفون|هاتف|جوال|موبايل|واتس\w*|أرضي|تواصل|اتصال)",
         re.IGNORECASE,
     ),
     "email": re.compile(
@@ -127,15 +128,16 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"pe ce stradă|hol (?:vagytok|vannak|van|található|találom|találhatók)|"
         r"osoite\w*|katuosoite\w*|missä (?:te )?(?:olette|ootte|sijaitsette|päin)|"
         r"địa chỉ|ở đâu|chỗ nào|đường nào|nằm ở|alamat\w*|di ?mana (?:(?:kantor|lokasi|tempat)\w*|ya|sih)|"
-        r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь)|gdje ste|di ste|gdje se nalazite|kako (?:da )?vas nađem)\b|주소|어디|위치|住所|どこ|地址|在哪|"
-        r"อยู่ที่ไหน|อยู่ตรงไหน|ที่อยู่|وين|عنوان|مكانكم|موقعكم",
+        r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь)|gdje ste|di ste (?:vi|točno|smješteni)|gdje se nalazite|kako (?:da )?vas nađem)\b|주소|어디|위치|住所|どこ|地址|在哪|"
+        r"อยู่ที่ไหน|อยู่ตรงไหน|ที่อยู่|(?<![\u0600-\u06ff])(?:وين|أين|فين)(?![\u0600-\u06ff])|عنوان|مكانكم|موقعكم",
         re.IGNORECASE,
     ),
     # A messenger whose ID is no phone number: "有沒有LINE啊？", "มีไลน์ร้านไหม", "카톡 아이디". WhatsApp,
     # Viber and Zalo are reached at a number (asked for as a phone).
     "chat": re.compile(
-        r"(?-i:(?<![A-Za-z])LINE(?![A-Za-z]))|\bline (?:id|account|official)\b|\b(?:on|via|through|in) line\b(?! with)|"
-        r"\bkakao ?talk\b|\bkakao\b|\bwechat\b|\btelegram\w*|телеграм\w*|"
+        # "LINE", or "Line" inside a sentence ("Do you have Line?"); not "wait in line", "book on line"
+        r"(?-i:(?<![A-Za-z])LINE(?![A-Za-z])|(?<=\w )Line\b)|\bline (?:id|account|official)\b|"
+        r"\bkakao ?talk\b|\bwechat\b(?! ?pay)|\btelegram\w*|телеграм\w*|"
         r"ไลน์|ライン|카톡|카카오톡|카카오|微信|텔레그램",
         re.IGNORECASE,
     ),

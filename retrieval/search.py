@@ -114,6 +114,13 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 # Letters only Vietnamese writes: ơ, ư and the vowels with a tone mark beneath or a hook.
 _VIETNAMESE = re.compile(r"[ơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+_LETTERS = {
+    "th": re.compile(r"[\u0e01-\u0e4e]"),
+    "ar": re.compile(r"[\u0621-\u064a]"),
+    "ja": re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]"),
+    "zh": re.compile(r"[\u4e00-\u9fff]"),
+}
 # Scripts of one language each here: Thai; Arabic without Persian's and Urdu's own letters;
 # kana (Japanese), else Han ideographs alone (Chinese).
 _SCRIPT_LANGUAGES = (
@@ -139,8 +146,11 @@ def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
         return "ko"
     if len(_VIETNAMESE.findall(query)) >= 2:
         return "vi"  # no stemmer here, but its letters tell it
+    latin = len(_LATIN.findall(query))
     for script, lang in _SCRIPT_LANGUAGES:
-        if script.search(query):
+        if script.search(query) and len(_LETTERS[lang].findall(query)) >= latin:  # not "Do you sell 烏龍茶?"
+            if lang == "zh" and "ja" in site_languages(business_languages) - {"zh"}:
+                return "ja"  # "営業時間" on a Japanese site: Han letters alone
             return lang
     folded = query.casefold()
     if _CYRILLIC.search(query):  # few stopwords in a short question; the letters tell these two apart

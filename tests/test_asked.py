@@ -289,6 +289,8 @@ def test_jam_and_a_number_is_no_time():
         ("ร้านอยู่ตรงไหนคะ", ("address",)),
         ("بدي أسأل، انتو بتفتحوا يوم الجمعة ولا لأ", ("time",)),  # open on a day
         ("قديش بتاخدوا على تصليح البنشر؟", ("price",)),
+        ("ساعة الشغل عندكم بكم؟", ("price",)),  # "for how much?" at the end
+        ("نرحب بكم، هل عندكم موقف سيارات؟", ()),  # "بكم" is also "with you"
         ("شو الإيميل تبعكم؟", ("email",)),
         ("وين مكانكم بالزبط؟", ("address",)),
         ("你們禮拜天有開嗎", ("time",)),
@@ -299,6 +301,13 @@ def test_jam_and_a_number_is_no_time():
         ("U koliko sati radite subotom?", ("time",)),
         ("Jel imate broj od skipera?", ("phone",)),
         ("Nas je šestero, koji apartman?", ()),
+        ("Koliki je maksimalni broj gostiju?", ()),  # how many guests, no phone's number
+        ("أين مكتبكم؟", ("address",)),  # "بكم" inside "مكتبكم" asks no price
+        ("هل أنتم في الطابق الأرضي؟", ()),  # the ground floor, not the landline
+        ("عندكم خدمة التموين؟", ()),  # "وين" inside "التموين" (catering)
+        ("Habt ihr heißen Kakao?", ()),  # cocoa, not KakaoTalk
+        ("Do you take WeChat Pay?", ()),
+        ("Quanto costa il prezzo di ste scarpe?", ("price",)),  # Italian "di ste", no Croatian "where are you"
     ],
 )
 def test_thai_arabic_chinese_and_croatian_questions_ask_for_kinds(question, kinds):
@@ -318,6 +327,8 @@ def test_baht_dinars_and_yuan_are_a_price():
         ("Can I message you on LINE?", ("chat",)),
         ("카톡 아이디 알려주세요", ("chat",)),
         ("Is there a line at the door?", ()),  # a queue
+        ("Do I have to wait in line?", ()),
+        ("Do you have Line? I'd rather text", ("chat",)),
         ("Can I send you a photo on Viber? Which number?", ("phone",)),  # Viber's ID is the number
     ],
 )

@@ -4,7 +4,19 @@
 import json
 import time
 
-from ingest.extract.facts import card_markdown, contact_card, days_of, mentions_email, mentions_phone, one_line_address
+from ingest.extract.facts import (
+    _CLOSED,
+    _clock_times,
+    _times,
+    card_markdown,
+    contact_card,
+    days_of,
+    mentions_chat,
+    mentions_email,
+    mentions_phone,
+    one_line_address,
+    other_party,
+)
 from ingest.extract.html import parse_html
 from ingest.extract.language import text_language
 from ingest.models import Fact
@@ -1321,3 +1333,40 @@ def test_the_web_agencys_number_in_thai_croatian_and_chinese_is_someone_elses():
     )
     assert not mentions_phone("網站設計：康達數位 電話 (02) 2345-6789")
     assert mentions_phone("Telefon: +385 21 631 245")
+
+
+def test_review_of_the_four_languages_days():
+    """A review of the round's patterns, on forms the four sites did not use."""
+    _days_are(
+        ("Sub: 8-13", {5}),  # a Croatian week one day a line
+        ("Pet: 8-14", {4}),
+        ("pet 8-14", set()),  # lowercase and alone: a word elsewhere
+        ("每週一公休", {0}),  # closed every Monday
+        ("星期一至五 9:00-18:00", set(range(5))),
+        ("週一~五 9:00-18:00", set(range(5))),
+        ("週六日公休", {5, 6}),
+        ("週三日勤務", set()),  # Japanese: three days a week
+        ("週一度", set()),  # Japanese: once a week
+        ("เปิดทุกวัน 10:00-22:00", set(range(7))),
+        ("ทุกวันอังคาร", {1}),  # every Tuesday
+        ("السبت والأحد مغلق", {5, 6}),  # "و" (and) written onto the day
+        ("يومياً 9 صباحاً - 9 مساءً", set(range(7))),
+        ("radnim danima 8-16", set(range(5))),
+        ("svaki dan 9-21", set(range(7))),
+    )
+    assert _CLOSED.search("วันพุธปิด") and _CLOSED.search("ปิดทุกวันพุธ") and _CLOSED.search("الجمعة: عطلة")
+    assert not _CLOSED.search("เปิดทุกวัน 10:00-22:00") and not _CLOSED.search("เปิดบริการทุกวัน")  # "open" holds "ปิด"
+    assert _clock_times("السبت - الخميس: 8 صباحًا - 6 مساءً") == {480, 1080}  # the mark on either side of alef
+    assert _clock_times("9:00 ص - 6:00 م") == {540, 1080}
+    assert _times("من الساعة 9 صباحاً حتى الساعة 6 مساءً")
+    # a dated notice is no weekly hours: Taiwan's 民國 113 and Thailand's 2567
+    body = "<h1>公告</h1><p>113年2月10日(週六) 上午 9:00-12:00 看診</p><p>週一至週五 09:00-21:00</p>"
+    assert _hours_of(body, "https://k.example/news/", "zh-TW") == ["週一至週五 09:00-21:00"]
+    body = "<h1>ประกาศ</h1><p>วันเสาร์ที่ 13 เมษายน 2567 เปิด 10:00-15:00</p><p>วันจันทร์ 10:00-21:00 น.</p>"
+    assert _hours_of(body, "https://n.example/news/", "th") == ["วันจันทร์ 10:00-21:00 น."]
+    # the business itself is the Thai privacy page's "service provider"; a payment provider is not
+    assert not other_party("ผู้ให้บริการ: บริษัท สบายดี สปา จำกัด โทร 053-000-000")
+    assert other_party("ผู้ให้บริการรับชำระเงิน: บริษัท สยามเพย์ โทร 02-108-6600")
+    for line in ("ไลน์: @sabaidee", "加LINE：@abc", "LINE官方帳號：@abc", "微信号：abc123", "Line ID: 0812345678"):
+        assert mentions_chat(line), line
+    assert not mentions_chat("Bottom line: we care about your car")

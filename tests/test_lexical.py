@@ -80,3 +80,6 @@ def test_thai_is_read_as_pairs_of_letters_without_its_marks():
     assert _shared(prices, "th", "นวดไทยชั่วโมงนึงเท่าไหร่คะ", ("th", "en")) >= 3  # นว, วด, ไท
     assert _shared(prices, "th", "นวดเท้าราคาเท่าไหร่", ("th",)) >= 4  # นว, วด, ดเ, เท
     assert _shared(prices, "th", "มีที่จอดรถไหม", ("th",)) == 0  # parking: nothing of it is there
+    # numbers written onto the words ("ปิด20:00น.", "300บาท") do not glue the pairs together
+    assert _shared("ปิด21:00น.", "th", "ปิดกี่โมง", ("th",)) == 1  # ปด
+    assert _shared("นวดเท้า300บาท", "th", "กี่บาท", ("th",)) == 2  # บา, าท

@@ -354,15 +354,25 @@ _EVERY_DAY = (
     "без вихідних",
     "ежедневно",
     "без выходных",
+    "يومياً",
+    "يوميا",
+    "كل يوم",
+    "svaki dan",
+    "svakim danom",
+    "radnim danima",
 )
 # Chinese "星期一", "周六", "週六" (Traditional), "禮拜六" (as Taiwan speaks it); not the week
 # of "每週一次" (once a week) or "兩週一次" (every two weeks).
-_CHINESE_WEEKDAY = r"(?:星期|禮拜|礼拜|(?<![每一二兩两三四五六七八九十幾几數数隔上下本這这])[周週])"
-_CHINESE_DAY = _CHINESE_WEEKDAY + r"[一二三四五六日天](?![次回遍])"
+_CHINESE_WEEKDAY = r"(?:星期|禮拜|礼拜|(?<![一二兩两三四五六七八九十幾几數数隔上下本這这])[周週])"
+# "每週一公休" (closed every Monday), "週六日" (Saturday and Sunday); not Japanese "週三日勤務"
+# (three days a week) or "週一度" (once a week), nor "每週一次"
+_CHINESE_DAY_NAME = r"(?:[一二三四五](?![日回度次遍])|六(?![回度次遍])|[日天](?![次回遍]))"
+_CHINESE_DAY = _CHINESE_WEEKDAY + _CHINESE_DAY_NAME
 # Thai "วันจันทร์" (Monday): a name after "วัน" (day); Thai writes no spaces, so no \b.
 _THAI_NAMES = ["จันทร์", "อังคาร", "พุธ", "พฤหัสบดี", "ศุกร์", "เสาร์", "อาทิตย์"]
 _THAI_NAME = "(?:" + "|".join(sorted([*_THAI_NAMES, "พฤหัส"], key=len, reverse=True)) + ")"  # and Thursday short
 _THAI_DAY = "วัน" + _THAI_NAME
+_THAI_EVERY_DAY = "ทุกวัน(?!" + _THAI_NAME + ")"  # "เปิดทุกวัน" (open every day); "ทุกวันอังคาร" is every Tuesday
 _DAY = re.compile(
     r"\b("
     + "|".join([*sorted((n for names in _WEEK for n in names if len(n) > 2), key=len, reverse=True), *_EVERY_DAY])
@@ -374,6 +384,8 @@ _DAY = re.compile(
     + _CHINESE_DAY
     + "|"
     + _THAI_DAY
+    + "|"
+    + _THAI_EVERY_DAY
     + r"|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+",
     re.IGNORECASE,
 )
@@ -394,7 +406,10 @@ _CLOSED = re.compile(
     r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|stängt|stengt|lukket|"
     r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|zatvoreno|zatvoren|zatvorena|nghỉ|đóng cửa|tutup|libur|вихідний|вихідні|зачинено|зачинені|выходной|выходные|закрыто)\b|"
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息|"
-    r"\b(?:مغلق|مغلقة|مغلقين|مسكر|مسكّر|مسكرين|مسكّرين|مقفل)\b|ปิดทำการ|ปิดบริการ|หยุดทำการ|หยุดประจำ|หยุดทุก|(?<![ก-๛])(?:ปิด|หยุด)(?![ก-๛])",
+    r"\b(?:مغلق|مغلقة|مغلقين|مسكر|مسكّر|مسكرين|مسكّرين|مقفل|عطلة|إجازة|اجازة)\b|\b(?:ne radimo|neradni dan|neradno)\b|"
+    # Thai "ปิด" (closed) is inside "เปิด" (open): "เปิดบริการ", "เปิดทุกวัน"
+    r"店休|不營業|不营业|(?<!เ)ปิด(?:ทำการ|บริการ|ทุก|วัน)|หยุดทำการ|หยุดประจำ|หยุดทุก|(?<![ก-๛])(?:ปิด|หยุด)(?![ก-๛])|"
+    r"(?<=[ก-๛])(?<!เ)ปิด(?![ก-๛])",
     re.IGNORECASE,
 )
 # A day kept for appointments is part of the week too: "Fr nach Vereinbarung", "Friday by appointment".
@@ -412,20 +427,22 @@ _PHONE_HOURS = re.compile(
     re.IGNORECASE,
 )
 # Arabic writes the time of day after a time: "٨:٠٠ صباحاً – ٦:٠٠ مساءً" (morning, evening).
-_AR_DAYTIME = r"(?:صباح|مساء|ظهر|عصر|ليل)(?:اً|ا|ً)?"
-_AR_AFTERNOON = ("مساء", "ظهر", "عصر", "ليل")
+_AR_DAYTIME = r"(?:صباح|مساء|ظهر|عصر|ليل)(?:اً|ًا|ا|ً)?|[صم](?![\u0600-\u06ff])"  # "٩ص - ٩م"
+_AR_AFTERNOON = ("مساء", "ظهر", "عصر", "ليل", "م")
 _TIME_RANGE = re.compile(
     r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.|" + _AR_DAYTIME + r")?\s*"
     r"(?:-|–|—|~|～|〜|－|to|bis|a|hasta|ile|حتى|إلى|الى|لغاية)"
     # "das 8h00 às 22h00", "de 10h à 18h", "van 9.00 tot 18.00": these words join times
     # written as times ("2 tot 4 fietsen" is no range of hours)
-    r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até|do|έως|εως))\s*(?:오전|오후)?\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
+    r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até|do|έως|εως))\s*(?:오전|오후|الساعة)?\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
     re.IGNORECASE,
 )
 # "Open today until 7 pm", "Ouvert aujourd'hui jusqu'à 19h": a widget's status, not the week's
 # hours ("Contact us today, Monday to Friday 8–8" is)
 _TODAY = re.compile(r"\b(?:today|tonight|heute|hoy|aujourd'hui|aujourd’hui|oggi|vandaag|hoje|bugün)\b|오늘")
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")  # a dated line is an event, not the hours (a phone's digits are not)
+_YEAR = re.compile(
+    r"(?<!\d)(?:19|20|25)\d\d(?!\d)|(?<!\d)1[01]\d(?=\s*年)"
+)  # and 2567 (Thai), 民國113年  # a dated line is an event, not the hours (a phone's digits are not)
 # An opening time without a closing one, or the other way round: "Montags ab 18 Uhr",
 # "every Monday from 6pm", "desde las 20:00", "18:00'den itibaren", "오후 6시부터",
 # "Donnerstag Abendverkauf bis 20.00 Uhr"; the time carries a unit or minutes ("ab 5
@@ -496,7 +513,7 @@ _ROLES = (
     r"izrada(?:,? hosting i održavanje| i održavanje)? web stranic[ae]|web dizajn|održavanje web stranic[ae]|"
     r"تصميم (?:و ?تطوير )?الموقع|تطوير الموقع|استضافة الموقع|網站設計|网站设计|網站製作|网站制作|網頁設計|网页设计|"
     # Thai: "เว็บไซต์" ends in a mark \w does not take, so the word ends (\b) before it
-    r"ผู้พัฒนา(?:และดูแล)?เว็บไซต(?=์)|ผู้ดูแลเว็บไซต(?=์)|ผู้ออกแบบ(?:และพัฒนา)?เว็บไซต(?=์)|ผู้ให้บริการ[ก-๛]*"
+    r"ผู้พัฒนา(?:และดูแล)?เว็บไซต(?=์)|ผู้ดูแลเว็บไซต(?=์)|ผู้ออกแบบ(?:และพัฒนา)?เว็บไซต(?=์)|ผู้ให้บริการ(?:รับชำระเงิน|ชำระเงิน|โฮสติ้ง|เซิร์ฟเวอร์|พื้นที่เว็บ)[ก-๛]*"
 )
 _OTHER_ROLE = re.compile(
     rf"^\W*(?:{_ROLES})\b[^:：\n]{{0,40}}?(?:\s*[:：]|\s(?:by|von|durch|por|par|da|door|tarafından)\b)", re.IGNORECASE
@@ -1256,10 +1273,21 @@ _CHAT_LINK = re.compile(
 )
 
 
+# Also "加LINE：@shop", "LINE官方帳號：@shop", "微信号：shop", "ไลน์: @shop", and an ID of digits
+# ("Line ID: 0812345678": many Thai LINE IDs are phone numbers).
+_CHAT_MENTION = re.compile(
+    r"(?:(?-i:LINE|Line)|ไลน์|微信|kakao ?talk|카카오톡|카톡|telegram|viber|wechat)"
+    r"(?:\s*(?:id|아이디|官方帳號|官方账号|帳號|账号|号|號))?\s*[:：]\s*@?[\w.-]{3,32}",
+    re.IGNORECASE,
+)
+
+
 def mentions_chat(text: str) -> bool:
     """A messenger's link or ID ("https://line.me/R/ti/p/@shop", "LINE: @shop",
     "KakaoTalk ID: clinic") in `text`, but someone else's."""
-    return any(_CHAT_LINK.search(piece) or _CHAT_ID.search(piece) for piece in _own_pieces(text))
+    return any(
+        _CHAT_LINK.search(piece) or _CHAT_ID.search(piece) or _CHAT_MENTION.search(piece) for piece in _own_pieces(text)
+    )
 
 
 _PIECES = re.compile(r"\s[·•|]\s")  # a footer's "© … · Tel. … · Powered by WordPress"
@@ -1683,12 +1711,16 @@ _AFTER_SHORT_DAY = re.compile(  # one class before what follows: three \s* in a 
 )
 # Short names that are common words or abbreviations elsewhere ("Main St 12-14", "Tor 3-5"):
 # a day only in a range, or in a line with a range of their week.
-_WORDS_ELSEWHERE = {"st", "tor", "ons", "man", "ne", "po", "pet", "sub", "sri"}
+_WORDS_ELSEWHERE = {"st", "tor", "ons", "man", "ne", "po"}
 # Japanese "月曜日", "水曜", lists "土・日"; Chinese "星期一", "週六", "周一、二、三、五".
 _KANJI_DAY = re.compile(
     r"([月火水木金土日])曜日?|"
     + _CHINESE_WEEKDAY
-    + r"([一二三四五六日天](?:\s*[、,，]\s*[一二三四五六日天])*)(?![次回遍])|"
+    + "("
+    + _CHINESE_DAY_NAME
+    + r"(?:\s*[、,，至到~～〜－–-]?\s*"  # "周一、二、三、五", "星期一至五", "週六日"
+    + _CHINESE_DAY_NAME
+    + r")*)|"
     r"(?<![\u4e00-\u9fff\d])([月火水木金土日](?:\s*[・·、～〜~－-]\s*[月火水木金土日])+)(?![\u4e00-\u9fff])"
 )
 _KANJI_WEEK = "月火水木金土日"
@@ -1699,7 +1731,7 @@ _SHORT_WEEKDAYS = {"mer": 2, "jeu": 3, "ven": 4, "gio": 3, "seg": 0, "ter": 1, "
 _SHORT_WEEKDAYS |= {"ma": 0, "wo": 2, "vr": 4, "za": 5, "zo": 6}
 _SHORT_WEEKDAYS |= {"minggu": 6}  # Indonesian Sunday, with a capital: "minggu" is a week
 _WORKING_WEEK = ("weekdays", "werktags", "vardagar", "hverdage", "hverdager", "καθημερινές", "καθημερινες", "평일")
-_WORKING_WEEK += ("平日",)  # Japanese and Chinese: a table's column "平日", beside "土・日・祝日"
+_WORKING_WEEK += ("平日", "radnim danima")  # Japanese and Chinese: a table's column "平日", beside "土・日・祝日"
 
 
 # Vietnamese days by their number ("Thứ Hai", Monday, the second day; "Thứ 7"; "T2 – T7")
@@ -1724,6 +1756,7 @@ def _vi_range(m: re.Match) -> list[tuple[int, int, int]]:
     return [(m.start(1) - 1, m.end(1), int(m.group(1)) - 2), end]
 
 
+_AR_AND_DAY = re.compile(r"\bو(" + "|".join(n for n in _WEEKDAY_OF if n.startswith("ال")) + r")\b")  # "والأحد"
 _THAI_MENTION = re.compile("(วัน)?(" + _THAI_NAME + ")")
 _THAI_LIST = re.compile(r"\s{0,3}(?:[,/&+–—-]|ถึง|และ|หรือ)?\s{0,3}")
 
@@ -1789,6 +1822,7 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
     found += [(m.start(), m.end(), 0) for m in _ID_MONDAY.finditer(text)]
     found += [(m.start(), m.end(), 4) for m in _UK_FRIDAY.finditer(text)]
     found += _thai_days(text)
+    found += [(m.start(1), m.end(1), _WEEKDAY_OF[m.group(1)]) for m in _AR_AND_DAY.finditer(text)]
     short = _short_days(text)
     found = [f for f in found if not any(start == f[0] for start, _, _ in short)] + short
     for m in _KANJI_DAY.finditer(text):
@@ -1819,9 +1853,11 @@ def days_of(text: str, mentions: list[tuple[int, int, int]] | None = None) -> se
     to Friday for "weekdays". `mentions`: _day_mentions(text), when already known."""
     folded = text.casefold()
     words = set(_WORD.findall(folded))
-    if words & set(_WORKING_WEEK):
+    if words & set(_WORKING_WEEK) or any(" " in phrase and phrase in folded for phrase in _WORKING_WEEK):
         return set(range(5))
     if words & set(_EVERY_DAY) or any(" " in phrase and phrase in folded for phrase in _EVERY_DAY):
+        return set(range(7))
+    if re.search(_THAI_EVERY_DAY, text):
         return set(range(7))
     mentions = _day_mentions(text) if mentions is None else mentions
     days = {day for _, _, day in mentions}

@@ -116,7 +116,8 @@ def _thai_pairs(m: re.Match) -> str:
     """A Thai run's letters as overlapping pairs, without the vowel and tone marks written
     above and below them: the BM25 tokenizer splits a word at each mark ("ชั่วโมง" ->
     "ช", "วโมง"), and a caller's transcript may spell them differently."""
-    return _run_pairs("".join(c for c in m.group(0) if unicodedata.category(c) != "Mn"))
+    # spaced apart from what it touches: Thai writes "ปิด20:00น." and "300บาท" without spaces
+    return f" {_run_pairs(''.join(c for c in m.group(0) if unicodedata.category(c) != 'Mn'))} "
 
 
 def _pairs(text: str) -> str:
