@@ -1370,3 +1370,14 @@ def test_review_of_the_four_languages_days():
     for line in ("ไลน์: @sabaidee", "加LINE：@abc", "LINE官方帳號：@abc", "微信号：abc123", "Line ID: 0812345678"):
         assert mentions_chat(line), line
     assert not mentions_chat("Bottom line: we care about your car")
+
+
+def test_hours_under_a_word_for_hours_without_a_day_in_the_four_languages():
+    # "Radno vrijeme: 8-16h": the hours of every working day, with no day named
+    for body, lang in (
+        ("<h1>Kontakt</h1><p>Radno vrijeme: 8-16h</p>", "hr"),
+        ("<h1>اتصل بنا</h1><p>ساعات العمل: 8 صباحاً - 6 مساءً</p>", "ar"),
+        ("<h1>聯絡我們</h1><p>門診時間：09:00-21:00</p>", "zh-TW"),
+        ("<h1>ติดต่อ</h1><p>เวลาทำการ: เปิดทุกวัน 10:00-22:00</p>", "th"),
+    ):
+        assert len(_hours_of(body, "https://x.example/kontakt/", lang)) == 1, body

@@ -268,8 +268,10 @@ _HOURS_WORDS = re.compile(
     r"godziny otwarcia|czynne|otwarte|otevírací doba|otevřeno|öppettider|öppet|åpningstider|åbningstider|"
     r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά|aukioloajat|avoinna|nyitvatartás|nyitva|deschis|"
     r"giờ mở cửa|mở cửa|giờ làm việc|thời gian làm việc|jam buka|jam operasional|jam kerja|jam kantor|buka|"
-    r"графік роботи|години роботи|режим роботи|працюємо|график работы|режим работы|часы работы|работаем)\b|"
-    r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間",
+    r"графік роботи|години роботи|режим роботи|працюємо|график работы|режим работы|часы работы|работаем|"
+    r"radno vrijeme|otvoreno|radimo|ساعات العمل|ساعات الدوام|أوقات العمل|مواعيد العمل|الدوام)\b|"
+    r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間|門診時間|看診時間|"
+    r"เวลาทำการ|เวลาเปิด(?:ทำการ|บริการ)?",
     re.IGNORECASE,
 )
 # Each weekday's names, Monday first, in the card's languages: hours are shown in the
