@@ -115,26 +115,16 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _VIETNAMESE = re.compile(r"[ơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
-_LETTERS = {
-    "th": re.compile(r"[\u0e01-\u0e4e]"),
-    "ar": re.compile(r"[\u0621-\u064a]"),
-    "ja": re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]"),
-    "zh": re.compile(r"[\u4e00-\u9fff]"),
-}
-# Scripts of one language each here: Thai; Arabic without Persian's and Urdu's own letters;
-# kana (Japanese), else Han ideographs alone (Chinese).
-_SCRIPT_LANGUAGES = (
-    (re.compile(r"[\u0e01-\u0e4e]"), "th"),
-    (
-        re.compile(
-            r"^(?=.*[\u0621-\u064a])(?!.*[\u067e\u0686\u0698\u06a9\u06af\u06cc\u0679\u0688\u0691\u06ba\u06be\u06c1\u06d2])",
-            re.S,
-        ),
-        "ar",
-    ),
-    (re.compile(r"[\u3040-\u30ff]"), "ja"),
-    (re.compile(r"[\u4e00-\u9fff]"), "zh"),
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+# Scripts of one language each here, in the order they are tried: Thai; Arabic without
+# Persian's and Urdu's own letters; kana (Japanese, with its Han letters), else Han alone (Chinese).
+_SCRIPTS = (
+    ("th", re.compile(r"[\u0e01-\u0e4e]")),
+    ("ar", re.compile(r"[\u0621-\u064a]")),
+    ("ja", re.compile(r"[\u3040-\u30ff]")),
+    ("zh", _HAN),
 )
+_PERSIAN_URDU = re.compile(r"[\u067e\u0686\u0698\u06a9\u06af\u06cc\u0679\u0688\u0691\u06ba\u06be\u06c1\u06d2]")
 
 
 def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
@@ -147,13 +137,16 @@ def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
     if len(_VIETNAMESE.findall(query)) >= 2:
         return "vi"  # no stemmer here, but its letters tell it
     latin = len(_LATIN.findall(query))
-    for script, lang in _SCRIPT_LANGUAGES:
-        if script.search(query) and len(_LETTERS[lang].findall(query)) >= latin:  # not "Do you sell 烏龍茶?"
-            if lang == "zh" and "ja" in site_languages(business_languages) - {"zh"}:
-                return "ja"  # "営業時間" on a Japanese site: Han letters alone
-            return lang
-    folded = query.casefold()
+    for lang, script in _SCRIPTS:
+        if not script.search(query) or (lang == "ar" and _PERSIAN_URDU.search(query)):
+            continue
+        if len(script.findall(query)) + (len(_HAN.findall(query)) if lang == "ja" else 0) < latin:
+            continue  # "Do you sell 烏龍茶?" stays English
+        if lang == "zh" and "ja" in site_languages(business_languages) - {"zh"}:
+            return "ja"  # "営業時間" on a Japanese site: Han letters alone
+        return lang
     if _CYRILLIC.search(query):  # few stopwords in a short question; the letters tell these two apart
+        folded = query.casefold()
         ukrainian, russian = any(ch in folded for ch in "іїєґ"), any(ch in folded for ch in "ыэъё")
         if ukrainian != russian:
             return "uk" if ukrainian else "ru"

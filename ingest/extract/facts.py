@@ -442,9 +442,9 @@ _TIME_RANGE = re.compile(
 # "Open today until 7 pm", "Ouvert aujourd'hui jusqu'à 19h": a widget's status, not the week's
 # hours ("Contact us today, Monday to Friday 8–8" is)
 _TODAY = re.compile(r"\b(?:today|tonight|heute|hoy|aujourd'hui|aujourd’hui|oggi|vandaag|hoje|bugün)\b|오늘")
-_YEAR = re.compile(
-    r"(?<!\d)(?:19|20|25)\d\d(?!\d)|(?<!\d)1[01]\d(?=\s*年)"
-)  # and 2567 (Thai), 民國113年  # a dated line is an event, not the hours (a phone's digits are not)
+# A dated line is an event, not the hours (a phone's digits are not): 2024, Thailand's 2567,
+# Taiwan's 113年.
+_YEAR = re.compile(r"(?<!\d)(?:19|20|25)\d\d(?!\d)|(?<!\d)1[01]\d(?=\s*年)")
 # An opening time without a closing one, or the other way round: "Montags ab 18 Uhr",
 # "every Monday from 6pm", "desde las 20:00", "18:00'den itibaren", "오후 6시부터",
 # "Donnerstag Abendverkauf bis 20.00 Uhr"; the time carries a unit or minutes ("ab 5
