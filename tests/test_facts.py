@@ -1296,6 +1296,10 @@ def test_days_in_traditional_chinese_thai_arabic_and_croatian():
         ("วันเสาร์–อาทิตย์ 09:00–22:00 น.", {5, 6}),
         ("หยุดทุกวันอังคาร", {1}),
         ("อาทิตย์ละครั้ง", set()),  # once a week: "อาทิตย์" alone is a week too
+        ("จ., พ.-อา. 11.00–22.00 น.", {0, 2, 3, 4, 5, 6}),  # the short week Thai shops write
+        ("จ.-ศ. 10:00-20:00", set(range(5))),
+        ("ส.-อา. ปิด", {5, 6}),
+        ("อ.เมือง จ.เชียงใหม่ 50200", set()),  # a district and a province, not Tuesday and Monday
         ("السبت – الأربعاء: ٨ صباحاً – ٦ مساءً", {5, 6, 0, 1, 2}),
         ("من السبت إلى الخميس", {5, 6, 0, 1, 2, 3}),
         ("الجمعة: مسكّرين", {4}),
@@ -1364,6 +1368,8 @@ def test_review_of_the_four_languages_days():
     assert _hours_of(body, "https://k.example/news/", "zh-TW") == ["週一至週五 09:00-21:00"]
     body = "<h1>ประกาศ</h1><p>วันเสาร์ที่ 13 เมษายน 2567 เปิด 10:00-15:00</p><p>วันจันทร์ 10:00-21:00 น.</p>"
     assert _hours_of(body, "https://n.example/news/", "th") == ["วันจันทร์ 10:00-21:00 น."]
+    footer = "<h1>ร้านเรือนไทย</h1><p>123 ถ.สุขุมวิท อ.เมือง จ.เชียงใหม่ 50200</p><p>จ.-ศ. 10.00–20.00 น.</p><p>ส.-อา. ปิด</p>"
+    assert _hours_of(footer, "https://r.example/", "th") == ["จ.-ศ. 10.00–20.00 น.", "ส.-อา. ปิด"]
     # the business itself is the Thai privacy page's "service provider"; a payment provider is not
     assert not other_party("ผู้ให้บริการ: บริษัท สบายดี สปา จำกัด โทร 053-000-000")
     assert other_party("ผู้ให้บริการรับชำระเงิน: บริษัท สยามเพย์ โทร 02-108-6600")
@@ -1381,3 +1387,36 @@ def test_hours_under_a_word_for_hours_without_a_day_in_the_four_languages():
         ("<h1>ติดต่อ</h1><p>เวลาทำการ: เปิดทุกวัน 10:00-22:00</p>", "th"),
     ):
         assert len(_hours_of(body, "https://x.example/kontakt/", lang)) == 1, body
+
+
+def test_a_hebrew_site_days_phone_and_someone_elses_numbers():
+    """A Tel Aviv bike shop nobody here had read: its week in Israel's short form
+    ("א׳–ה׳ 9:00–19:00, ו׳ 9:00–14:00, שבת סגור"), an hours table a day a row, "03-5281947"
+    for tel:+97235281947, and a privacy page giving the web agency's and the payment
+    company's numbers in sentences. Its card had only the English contact page's hours."""
+    _days_are(
+        ("א׳–ה׳ 9:00–19:00", {6, 0, 1, 2, 3}),  # Sunday to Thursday
+        ("ו׳ וערבי חג 9:00–14:00", {4}),  # Friday and holiday eves
+        ("שבת סגור", {5}),
+        ("ראשון עד חמישי 9:00–19:00", {6, 0, 1, 2, 3}),
+        ("פתוחים גם בימי שני", {0}),
+        ("בימי שני ורביעי 10:00-12:00", {0, 2}),
+        ("שני חדרים 200 ₪", set()),  # "two rooms": "שני" is also a number
+        ("יש לכם שני סניפים?", set()),
+    )
+    contact = (
+        "<h1>צור קשר</h1><h3>טלפון החנות</h3><p><a href='tel:+97235281947'>03-5281947</a></p>"
+        "<h2>שעות פתיחה</h2><table><tr><td>ראשון</td><td>9:00–19:00</td></tr>"
+        "<tr><td>שישי וערבי חג</td><td>9:00–14:00</td></tr><tr><td>שבת</td><td>סגור</td></tr></table>"
+    )
+    facts = parse_html(page(contact, lang="he"), "https://ofanaim.example/tzor-kesher/").facts
+    assert [f.value for f in facts if f.kind == "hours"] == ["ראשון 9:00–19:00", "שישי וערבי חג 9:00–14:00", "שבת סגור"]
+    assert "03-5281947" in [f.value for f in facts if f.kind == "phone"]  # as the page writes it
+    privacy = (
+        "<h1>מדיניות פרטיות</h1><h2>תשלומים</h2><p>תשלומים מקוונים מתבצעים באמצעות חברת הסליקה פיי־סייף "
+        'סליקה בע"מ, רחוב המנופים 8, הרצליה, טלפון 09-9580400.</p><h2>פיתוח ואחסון האתר</h2>'
+        '<p>האתר נבנה ומתוחזק על ידי פיקסל־וייב סטודיו בע"מ, טלפון 03-7654320.</p>'
+    )
+    assert _values_of("phone", privacy, "https://ofanaim.example/privacy/", "he") == ["+49 30 123456"]
+    assert not mentions_phone("בניית אתרים: פיקסל-וייב סטודיו, טלפון 03-7654320")
+    assert mentions_phone("טלפון: 03-5281947")

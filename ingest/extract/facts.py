@@ -206,6 +206,16 @@ LABELS = {
         "booking": "Запись",
         "title": "Контакты",
     },
+    "he": {
+        "phone": "טלפון",
+        "whatsapp": "וואטסאפ",
+        "chat": "צ'אט",
+        "email": 'דוא"ל',
+        "address": "כתובת",
+        "hours": "שעות פתיחה",
+        "booking": "הזמנות",
+        "title": "צור קשר",
+    },
     "id": {
         "phone": "Telepon",
         "whatsapp": "WhatsApp",
@@ -244,12 +254,12 @@ _PHONE_WORDS = re.compile(
     r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|fono|móvil|movil|mobile|mobil|handy|gsm|"
     r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο|puhelin|puh|"
     r"telefonszám|điện thoại|đt|sđt|di động|hotline|zalo|telepon|telp|tlp|no\. hp|nomor hp|"
-    r"тел|телефон|моб|мобільний|мобильный|реєстратура|регистратура)\b|전화|☎|📞|電話|电话|ＴＥＬ"
+    r"тел|телефон|моб|мобільний|мобильный|реєстратура|регистратура|טלפון|נייד|התקשרו)\b|전화|☎|📞|電話|电话|ＴＥＬ"
     # a number to text, as a line's label: "Text: …", "Text us at …", "SMS: …"
     r"|^\W*(?:text(?:\s+us)?|sms|mensajes de texto)\s*(?:[:：]|at\b)",
     re.IGNORECASE,
 )
-_FAX = re.compile(r"\b(?:fax|telefax|faks|télécopie|telecopia|φαξ)\b|팩스|传真|ファックス|ファクス", re.IGNORECASE)
+_FAX = re.compile(r"\b(?:fax|telefax|faks|télécopie|telecopia|φαξ|פקס)\b|팩스|传真|ファックス|ファクス", re.IGNORECASE)
 # A company's register and tax numbers, which footers write beside the phone number
 # ("KvK: 12345678 | BTW: … | Tel. 020 …"): the number they label is no phone.
 _REGISTRY = re.compile(
@@ -269,7 +279,8 @@ _HOURS_WORDS = re.compile(
     r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά|aukioloajat|avoinna|nyitvatartás|nyitva|deschis|"
     r"giờ mở cửa|mở cửa|giờ làm việc|thời gian làm việc|jam buka|jam operasional|jam kerja|jam kantor|buka|"
     r"графік роботи|години роботи|режим роботи|працюємо|график работы|режим работы|часы работы|работаем|"
-    r"radno vrijeme|otvoreno|radimo|ساعات العمل|ساعات الدوام|أوقات العمل|مواعيد العمل|الدوام)\b|"
+    r"radno vrijeme|otvoreno|radimo|ساعات العمل|ساعات الدوام|أوقات العمل|مواعيد العمل|الدوام|"
+    r"שעות פתיחה|שעות הפתיחה|שעות פעילות|שעות הפעילות|פתוח|פתוחים|פתוחה)\b|"
     r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間|門診時間|看診時間|"
     r"เวลาทำการ|เวลาเปิด(?:ทำการ|บริการ)?",
     re.IGNORECASE,
@@ -361,6 +372,7 @@ _EVERY_DAY = (
     "كل يوم",
     "svaki dan",
     "svakim danom",
+    "כל ימות השבוע",  # not "כל יום": "כל יום שני" is every Monday
     "radnim danima",
 )
 # Chinese "星期一", "周六", "週六" (Traditional), "禮拜六" (as Taiwan speaks it); not the week
@@ -409,6 +421,7 @@ _CLOSED = re.compile(
     r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|zatvoreno|zatvoren|zatvorena|nghỉ|đóng cửa|tutup|libur|вихідний|вихідні|зачинено|зачинені|выходной|выходные|закрыто)\b|"
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息|"
     r"\b(?:مغلق|مغلقة|مغلقين|مسكر|مسكّر|مسكرين|مسكّرين|مقفل|عطلة|إجازة|اجازة)\b|\b(?:ne radimo|neradni dan|neradno)\b|"
+    r"(?<![\u05d0-\u05ea])ו?(?:סגור|סגורה|סגורים|סגורות)(?![\u05d0-\u05ea])|"
     # Thai "ปิด" (closed) is inside "เปิด" (open): "เปิดบริการ", "เปิดทุกวัน"
     r"店休|不營業|不营业|(?<!เ)ปิด(?:ทำการ|บริการ|ทุก|วัน)|หยุดทำการ|หยุดประจำ|หยุดทุก|(?<![ก-๛])(?:ปิด|หยุด)(?![ก-๛])|"
     r"(?<=[ก-๛])(?<!เ)ปิด(?![ก-๛])",
@@ -487,7 +500,7 @@ _HOLIDAYS = {
     "공휴일",
 }
 _ADDRESS_WORDS = re.compile(
-    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|địa chỉ|alamat|адреса|адрес|주소|住所|所在地|地址|"
+    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|địa chỉ|alamat|адреса|адрес|주소|住所|所在地|地址|כתובת|"
     r"visit us|find us|"
     r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
@@ -515,6 +528,9 @@ _ROLES = (
     r"izrada(?:,? hosting i održavanje| i održavanje)? web stranic[ae]|web dizajn|održavanje web stranic[ae]|"
     r"تصميم (?:و ?تطوير )?الموقع|تطوير الموقع|استضافة الموقع|網站設計|网站设计|網站製作|网站制作|網頁設計|网页设计|"
     # Thai: "เว็บไซต์" ends in a mark \w does not take, so the word ends (\b) before it
+    # Hebrew: "בניית אתרים" (website building), "פיתוח ואחסון האתר" (the site's development and hosting)
+    r"(?:עיצוב|פיתוח|בניית|אחסון|תחזוקת)(?:\s+ו(?:עיצוב|פיתוח|בניית|אחסון|תחזוקת))*\s+ה?אתר(?:ים)?|"
+    r"ממונה על הגנת הפרטיות|"
     r"ผู้พัฒนา(?:และดูแล)?เว็บไซต(?=์)|ผู้ดูแลเว็บไซต(?=์)|ผู้ออกแบบ(?:และพัฒนา)?เว็บไซต(?=์)|ผู้ให้บริการ(?:รับชำระเงิน|ชำระเงิน|โฮสติ้ง|เซิร์ฟเวอร์|พื้นที่เว็บ)[ก-๛]*"
 )
 _OTHER_ROLE = re.compile(
@@ -535,7 +551,9 @@ _MADE_BY = re.compile(
     r"desenvolvido por|alojado por|tarafından (?:tasarlanmıştır|barındırılmaktadır)|"
     r"(?:thiết kế|quản trị|phát triển|vận hành)(?: và (?:quản trị|phát triển|vận hành))?(?: kỹ thuật)? bởi|"
     r"(?:dibuat|dikembangkan|dikelola|didesain|dirancang)(?: dan (?:dikelola|dikembangkan|dirawat))? oleh|"
-    r"сайт (?:розроблено|створено|разработан|создан))\b",
+    r"сайт (?:розроблено|створено|разработан|создан)|"
+    r"(?:נבנה|נבנתה|פותח|פותחה|עוצב|עוצבה|מתוחזק|מאוחסן)(?:\s+ו\w+)?\s+(?:על ידי|ע\"י|ע״י)|חברת הסליקה|"
+    r"(?:ל|ה)?ממונה על הגנת הפרטיות)\b",
     re.IGNORECASE,
 )
 _SITE_WORD = re.compile(r"^\W*(?:website|webseite|homepage)\W*$", re.IGNORECASE)
@@ -844,14 +862,17 @@ def _from_links(anchors, url: str) -> list[Fact]:
 def _as_written(a, value: str) -> str:
     """A tel: or wa.me link's number as its text writes it when that is the same number
     ("+44 1736 555 0199", not "+4417365550199"; "WhatsApp: (41) 99812-3344" for
-    wa.me/5541998123344), the last nine digits compared, as a local form leaves out the
-    country code."""
+    wa.me/5541998123344; "03-5281947" for tel:+97235281947): the text's digits without
+    the trunk "0" a local form starts with end the link's, as a local form leaves out
+    the country code."""
     text = a.get_text(" ", strip=True)
     match = _PHONE.search(text) if re.search(r"[^\W\d_]", text) else None  # "Reception: +30 22850 12345"
     shown = _plausible_phone(match.group(1) if match else text)
     if shown and shown.count("(") != shown.count(")"):
         shown = shown.strip("()")  # "(800-273-8439" of "Call (800-273-8439)"
-    if shown and re.sub(r"\D", "", shown)[-9:] == re.sub(r"\D", "", value)[-9:]:
+    digits = re.sub(r"\D", "", shown or "").lstrip("0")
+    same = re.sub(r"\D", "", shown or "")[-9:] == re.sub(r"\D", "", value)[-9:]
+    if shown and (same or len(digits) >= 8 and re.sub(r"\D", "", value).endswith(digits)):
         return shown
     return value
 
@@ -1382,8 +1403,9 @@ def _few_other_words(line: str) -> bool:
 
 def _names_a_day(text: str) -> bool:
     """A day named: in full or short (_DAY), in a short week, or in the forms only
-    _day_mentions reads (Vietnamese, "Senin", "П'ятниця")."""
-    return bool(_DAY.search(text) or _short_days(text) or _VI_RANGE.search(text) or _ID_MONDAY.search(text)) or (
+    _day_mentions reads (Vietnamese, "Senin", "П'ятниця", Thai "จ.-ศ.")."""
+    short = _short_days(text) or _THAI_SHORT_DAYS.search(text) or _hebrew_days(text)
+    return bool(_DAY.search(text) or short or _VI_RANGE.search(text) or _ID_MONDAY.search(text)) or (
         names_full_day(text)  # its _FULL_DAY names are _DAY's too; its Vietnamese and Ukrainian forms are not
     )
 
@@ -1391,7 +1413,10 @@ def _names_a_day(text: str) -> bool:
 def names_full_day(text: str) -> bool:
     """A day named in full ("Sunday", "Sonntag", "неділю"), not a short name ("Do" is a
     German Thursday and an English question's first word)."""
-    return bool(_FULL_DAY.search(text) or _UK_FRIDAY.search(text) or _VI_DAY.search(text))
+    return bool(_FULL_DAY.search(text) or _UK_FRIDAY.search(text) or _VI_DAY.search(text)) or any(
+        end - start > 2
+        for start, end, _ in _hebrew_days(text)  # in full, not "ו׳"
+    )
 
 
 def _days_without_times(line: str, heading: str) -> bool:
@@ -1459,7 +1484,7 @@ _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; 
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
     r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
     r"오시는|연락|영업시간|yhteystiedot|ota-yhteytta|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás|"
-    r"lien-he|lienhe|liên-hệ|kontak|hubungi",
+    r"lien-he|lienhe|liên-hệ|kontak|hubungi|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
@@ -1672,7 +1697,7 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
     r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|по|до|"
-    r"부터|から|至|到|ถึง|إلى|الى|حتى|لغاية)\s*$",
+    r"부터|から|至|到|ถึง|إلى|الى|حتى|لغاية|עד)\s*$",
     re.IGNORECASE,
 )
 _KOREAN_DAY = re.compile(r"(?<![가-힣])([월화수목금토일])(?:요일|(?![가-힣]))")
@@ -1761,6 +1786,36 @@ def _vi_range(m: re.Match) -> list[tuple[int, int, int]]:
 _AR_AND_DAY = re.compile(r"\bو(" + "|".join(n for n in _WEEKDAY_OF if n.startswith("ال")) + r")\b")  # "والأحد"
 _THAI_MENTION = re.compile("(วัน)?(" + _THAI_NAME + ")")
 _THAI_LIST = re.compile(r"\s{0,3}(?:[,/&+–—-]|ถึง|และ|หรือ)?\s{0,3}")
+# Thai shops' short week, "จ.-ศ. 10:00–20:00", "จ., พ.-อา. 11.00–22.00 น.": a letter or two and a
+# dot. "จ." is also the province and "อ." the district of every address ("อ.เมือง จ.เชียงใหม่"),
+# so the names count only as a list or range that a time or a word for closed follows.
+_THAI_SHORT = ["จ", "อ", "พ", "พฤ", "ศ", "ส", "อา"]
+_THAI_SHORT_NAME = r"(?<![ก-๛])(?:พฤ|อา|[จอพศส])\.(?![ก-๛])"
+_THAI_SHORT_DAYS = re.compile(
+    "(" + _THAI_SHORT_NAME + r"(?:\s{0,3}[,/&–—-]?\s{0,3}" + _THAI_SHORT_NAME + r")*)"
+    r"(?=\s{0,3}(?:เวลา)?:?\s{0,3}(?:\d{1,2}[.:]\d{2}|(?<!เ)ปิด|หยุด))"  # "เวลา": (at the) time
+)
+_THAI_SHORT_ONE = re.compile(_THAI_SHORT_NAME)
+# Hebrew days, Monday first: "יום שני" (Monday) is also "second", and "שני" alone "two of", so a
+# name counts after "יום"/"ימי" (day, days of), at the start of a line (a table's row), listed
+# after a day ("ראשון עד חמישי", "שני ורביעי"), or when it is no number ("שישי", "שבת"). Words
+# take their prefixes written on: "בשבת" (on Saturday), "ובימי" (and on the days of).
+_HEBREW_NAMES = ["שני", "שלישי", "רביעי", "חמישי", "שישי", "שבת", "ראשון"]
+_HE = "\u05d0-\u05ea"
+_HEBREW_MENTION = re.compile(
+    f"(?<![{_HE}])(?:[ובלמ]?ב?(?:יום|ימי)\\s+)?[ובלמ]?ב?(" + "|".join(_HEBREW_NAMES) + f")(?![{_HE}])"
+)
+_HEBREW_LIST = re.compile(r"\s{0,3}(?:[,/&–—-]|עד)?\s{0,3}")
+# The short week Israeli shops write, "א׳–ה׳ 9:00–19:00, ו׳ 9:00–14:00": a letter (Sunday first)
+# and a geresh, as a list or range that a time follows within a few words ("ו׳ וערבי חג 9:00–14:00").
+_HEBREW_SHORT = "בגדהושא"  # Monday first
+_HEBREW_SHORT_NAME = f"(?<![{_HE}])[אבגדהוש]['׳’](?![{_HE}])"
+_HEBREW_TIME_AFTER = re.compile(r"[^\d\n]{0,20}?\d{1,2}[.:]\d{2}|\s{0,3}:?\s{0,3}סגור")
+_HEBREW_SHORT_DAYS = re.compile(
+    "(" + _HEBREW_SHORT_NAME + r"(?:\s{0,3}[,/&–—-]?\s{0,3}" + _HEBREW_SHORT_NAME + r")*)"
+    "(?=" + _HEBREW_TIME_AFTER.pattern + ")"
+)
+_HEBREW_SHORT_ONE = re.compile(_HEBREW_SHORT_NAME)
 
 
 def _thai_days(text: str) -> list[tuple[int, int, int]]:
@@ -1771,6 +1826,32 @@ def _thai_days(text: str) -> list[tuple[int, int, int]]:
         if m.group(1) or (found and found[-1][1] <= m.start() and _THAI_LIST.fullmatch(text, found[-1][1], m.start())):
             name = m.group(2)
             found.append((m.start(), m.end(), 3 if name == "พฤหัส" else _THAI_NAMES.index(name)))
+    return found
+
+
+def _thai_short_days(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, weekday) of each day of a Thai short week (_THAI_SHORT_DAYS)."""
+    return [
+        (m.start(), m.end(), _THAI_SHORT.index(m.group(0)[:-1]))
+        for run in _THAI_SHORT_DAYS.finditer(text)
+        for m in _THAI_SHORT_ONE.finditer(text, run.start(1), run.end(1))
+    ]
+
+
+def _hebrew_days(text: str) -> list[tuple[int, int, int]]:
+    """Hebrew days (_HEBREW_MENTION, _HEBREW_SHORT_DAYS)."""
+    found: list[tuple[int, int, int]] = []
+    for m in _HEBREW_MENTION.finditer(text):
+        name = m.group(1)
+        listed = found and found[-1][1] <= m.start() and _HEBREW_LIST.fullmatch(text, found[-1][1], m.start())
+        row = not text[: m.start()].strip() and _HEBREW_TIME_AFTER.match(text, m.end())  # "שני 9:00–19:00"
+        if m.start(1) > m.start() + 2 or name in ("שישי", "שבת") or row or listed:
+            found.append((m.start(), m.end(), _HEBREW_NAMES.index(name)))
+    found += [
+        (m.start(), m.end(), _HEBREW_SHORT.index(m.group(0)[0]))
+        for run in _HEBREW_SHORT_DAYS.finditer(text)
+        for m in _HEBREW_SHORT_ONE.finditer(text, run.start(1), run.end(1))
+    ]
     return found
 
 
@@ -1823,7 +1904,7 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
     found += [mention for m in _VI_RANGE.finditer(text) for mention in _vi_range(m)]
     found += [(m.start(), m.end(), 0) for m in _ID_MONDAY.finditer(text)]
     found += [(m.start(), m.end(), 4) for m in _UK_FRIDAY.finditer(text)]
-    found += _thai_days(text)
+    found += _thai_days(text) + _thai_short_days(text) + _hebrew_days(text)
     found += [(m.start(1), m.end(1), _WEEKDAY_OF[m.group(1)]) for m in _AR_AND_DAY.finditer(text)]
     short = _short_days(text)
     found = [f for f in found if not any(start == f[0] for start, _, _ in short)] + short
