@@ -117,10 +117,12 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Scripts of one language each here, in the order they are tried: Thai; Arabic without
-# Persian's and Urdu's own letters; kana (Japanese, with its Han letters), else Han alone (Chinese).
+# Persian's and Urdu's own letters; Hebrew (Yiddish is rare on a business's site); kana
+# (Japanese, with its Han letters), else Han alone (Chinese).
 _SCRIPTS = (
     ("th", re.compile(r"[\u0e01-\u0e4e]")),
     ("ar", re.compile(r"[\u0621-\u064a]")),
+    ("he", re.compile(r"[\u05d0-\u05ea]")),
     ("ja", re.compile(r"[\u3040-\u30ff]")),
     ("zh", _HAN),
 )

@@ -83,3 +83,12 @@ def test_thai_is_read_as_pairs_of_letters_without_its_marks():
     # numbers written onto the words ("ปิด20:00น.", "300บาท") do not glue the pairs together
     assert _shared("ปิด21:00น.", "th", "ปิดกี่โมง", ("th",)) == 1  # ปด
     assert _shared("นวดเท้า300บาท", "th", "กี่บาท", ("th",)) == 2  # บา, าท
+
+
+def test_hebrew_words_share_terms_without_the_letters_written_onto_them():
+    # Hebrew writes "and", "the", "in", "to" onto the next word: "בשבת" (on Saturday) shared no
+    # term with the hours table's "שבת", nor "המחיר" (the price) with "מחיר".
+    hours = "שבת סגור. מחיר כוונון בסיסי 180 ₪"
+    assert _shared(hours, "he", "אפשר לקפוץ אליכם בשבת בבוקר", ("he", "en")) == 1  # שבת
+    assert _shared(hours, "he", "והמחיר של כוונון?", ("he",)) >= 2  # מחיר, כוונון (and their cut forms)
+    assert _shared(hours, "he", "יש חניה ליד החנות?", ("he",)) == 0  # parking: not on the page

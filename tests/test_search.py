@@ -59,6 +59,10 @@ def test_a_question_in_a_language_the_site_lacks_is_told_too():
 def test_thai_arabic_chinese_and_japanese_are_told_by_their_scripts():
     assert language_of("ขอเบอร์โทรร้านหน่อยค่ะ", ("th", "en")) == "th"
     assert language_of("وين مكانكم بالزبط؟", ("ar", "en")) == "ar"
+    assert language_of("אפשר לקפוץ אליכם בשבת בבוקר", ("he", "en")) == "he"
+    assert (
+        language_of("Do you repair electric bikes like the ones on אופניים?", ("he", "en")) == "en"
+    )  # fewer Hebrew letters
     assert language_of("掛號費要多少錢", ("zh-TW", "en")) == "zh"
     assert language_of("土曜日は何時まで営業していますか", ("ja", "en")) == "ja"  # kanji and kana
     assert language_of("این آدرس کجاست؟", ("en",)) != "ar"  # Persian's own letters

@@ -4,8 +4,8 @@ A chunk's terms are stemmed with the Snowball stemmer of its page's language, wi
 that language's stopwords removed, so "habitación" finds "habitaciones" and "cuesta"
 finds "cuestan". A query does not say its language, so it is analysed once per
 language the business's pages are written in and the terms are merged: each
-analysis can only match chunks analysed the same way. Polish, Czech, Slovak, Croatian
-and Ukrainian have no Snowball stemmer: their words are not stemmed, but their
+analysis can only match chunks analysed the same way. Polish, Czech, Slovak, Croatian,
+Ukrainian and Hebrew have no Snowball stemmer: their words are not stemmed, but their
 stopwords (stopwords-iso's lists) are dropped, so a question's "w", "o", "której" do not
 rank the passages that use them most, and a question can be told to be in them. Other
 languages (Korean, Japanese, ...) and pages without `lang` keep the plain analysis:
@@ -15,6 +15,9 @@ Korean, Japanese and Chinese text is read as overlapping pairs of letters ("토�
 -> "토요 요일 일에 에도"), as Lucene's CJK analyser does: Korean attaches particles to
 its words ("토요일에도", "명동역에서") and Japanese and Chinese write no spaces, so as
 whole words a caller's question shared no term with the page that answers it.
+
+Hebrew writes "and", "the", "in" and "to" onto the next word ("בשבת", on Saturday): each
+Hebrew word is indexed also without one or two such letters.
 
 Terms are hashed by qdrant-edge's BM25 model; the store weights them with IDF.
 `SCHEME` names this analysis: a knowledge base indexed under another scheme is
@@ -30,7 +33,7 @@ from functools import cache
 import qdrant_edge as qe
 import stopwordsiso
 
-SCHEME = "bm25-snowball-cjk-thai-4"
+SCHEME = "bm25-snowball-cjk-thai-hebrew-5"
 _WORDS = re.compile(r"\w+")
 PLAIN = ""
 
@@ -58,7 +61,7 @@ _SNOWBALL = {
 }
 # Languages without a Snowball stemmer analysed with their stopwords alone (stopwords-iso;
 # its lists for other such languages hold content words: Slovenian's month names).
-_STOPWORDS_ONLY = frozenset({"pl", "cs", "sk", "hr", "uk"})
+_STOPWORDS_ONLY = frozenset({"pl", "cs", "sk", "hr", "uk", "he"})
 # Folding "ı" to "i" and "ş" to "s" before the Turkish stemmer breaks its suffix rules
 # ("ışığı" no longer finds "ışık"); voice transcripts spell Turkish with its letters.
 _NO_FOLDING = {"tr"}
@@ -120,8 +123,29 @@ def _thai_pairs(m: re.Match) -> str:
     return f" {_run_pairs(''.join(c for c in m.group(0) if unicodedata.category(c) != 'Mn'))} "
 
 
+# A Hebrew word with its niqqud and cantillation marks, which a caller's transcript leaves out.
+_HEBREW_WORD = re.compile(r"[\u05d0-\u05ea][\u05d0-\u05ea\u0591-\u05c7]*")
+# Hebrew writes "and", "the", "in", "to", "from", "that", "as" onto the word that follows:
+# "בשבת" (on Saturday), "והמחיר" (and the price), "לתיקון" (for the repair). *ours*
+_HEBREW_PREFIXES = "והבלמשכ"
+
+
+def _hebrew_forms(m: re.Match) -> str:
+    """A Hebrew word, and the word without one or two letters that may be prefixes when
+    three letters or more remain: "בשבת" -> "בשבת שבת", "והמחיר" -> "והמחיר המחיר מחיר".
+    A root's own first letter goes too ("מחיר" -> "מחיר חיר"), a term no other word makes."""
+    word = "".join(c for c in m.group(0) if unicodedata.category(c) != "Mn")
+    forms = [word]
+    for cut in (1, 2):
+        if len(word) - cut >= 3 and all(c in _HEBREW_PREFIXES for c in word[:cut]):
+            forms.append(word[cut:])
+    return " ".join(forms)
+
+
 def _pairs(text: str) -> str:
-    """Each run of CJK or Thai letters as its overlapping pairs: "명동역에서" -> "명동 동역 역에 에서"."""
+    """Each run of CJK or Thai letters as its overlapping pairs: "명동역에서" -> "명동 동역 역에 에서";
+    each Hebrew word with its forms without prefixes."""
+    text = _HEBREW_WORD.sub(_hebrew_forms, text)
     return _THAI_RUN.sub(_thai_pairs, _CJK_RUN.sub(lambda m: _run_pairs(m.group(0)), text))
 
 
