@@ -66,7 +66,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"u kol?i?ko sati|do kad[a]?|od kad[a]?|radno vrijeme|kad(?:a)? (?:radite|ste otvoreni)|"
         r"во сколько|до скольки|со скольки|с какого времени|режим работы|часы работы|график\w*|когда (?:вы )?работаете)\b"
         r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|幾點|营业时间|營業時間|門診時間|看診時間"
-        r"|กี่โมง|กี่ทุ่ม|เวลาเปิด|เวลาทำการ|لإيمتى|لايمتى|إيمتى|ايمتى|متى|الساعة كم|أي ساعة|ساعات الدوام|مواعيد",
+        r"|กี่โมง|กี่ทุ่ม|เวลาเปิด|เวลาทำการ|لإيمتى|لايمتى|إيمتى|ايمتى|متى|الساعة كم|أي ساعة|ساعات الدوام|مواعيد"
+        r"|(?<![\u05d0-\u05ea])(?:עד מתי|מאיזו שעה|עד איזו שעה|באיזו שעה|מתי (?:אתם )?(?:פותחים|סוגרים|פתוחים)|ה?שעות(?: ה)?(?:פתיחה|פעילות))",
         re.IGNORECASE,
     ),
     "price": re.compile(
@@ -91,7 +92,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"harga\w*|biaya\w*|ongkos\w*|(?:sewa\w*|bayar|charge|kena|denda\w*|deposit\w*)(?: \w+){0,4} berapa|berapa (?:harga|biaya|ongkos|duit|rupiah|ribu)|"
         r"kol?i?ko (?:\w+ ){0,2}(?:košta|koštaju|košto|se plaća|plaćamo|bi bila|bi bilo|tražite)|cijena|cijene|cjenik)\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|多少錢|价格|價格|價錢|費用|收費|"
-        r"เท่าไหร่|เท่าไร|ราคา|ค่าเรียน|ค่าบริการ|قديش|قدّيش|كم سعر|سعر|أسعار|اسعار|تكلفة|كم بتكلف|كم بكلف|(?<![\u0600-\u06ff])بكم(?=\s*[؟?]|\s*$)",  # "بكم" is also "with you"
+        r"เท่าไหร่|เท่าไร|ราคา|ค่าเรียน|ค่าบริการ|قديش|قدّيش|كم سعر|سعر|أسعار|اسعار|تكلفة|كم بتكلف|كم بكلف|(?<![\u0600-\u06ff])بكم(?=\s*[؟?]|\s*$)"  # "بكم" is also "with you"
+        r"|(?<![\u05d0-\u05ea])(?:כמה (?:\w+ ){0,2}(?:עולה|עולים|עולות|זה עולה|לוקחים|גובים|צריך לשלם|משלמים)|ה?מחיר(?:ים)?|מחירון)(?![\u05d0-\u05ea])",
         re.IGNORECASE,
     ),
     "phone": re.compile(
@@ -105,13 +107,14 @@ _ASKED: dict[Kind, re.Pattern] = {
         # "номер" is a hotel room too ("які номери у вас є?"): a number asked for, or a phone's
         r"(?:на )?(?:який|яким|какой|каким|ваш|ваш\w+) номер|номер (?:телефон\w*|реєстратур\w*|регистратур\w*|вайбер\w*|viber)|broj(?:a)? (?:telefona|mobitela|mobilnog|mobitel|whatsappa?|vibera?|za (?:poziv|kontakt))|(?:vaš|koji je|vam je|imate li|imate|dajte mi|dat) broj|broj od|nazvati|nazovem)\b"
         r"|\bwhatsapp\b|전화|電話|电话|手機|號碼|号码|เบอร์|โทร(?!ทัศน์)|تلفون|تليفون|هاتف|موبايل|واتس|رقمكم|"
-        r"(?:ال)?رقم (?:ال)?(?:تلفون|تليفون|هاتف|جوال|موبايل|واتس\w*|أرضي|تواصل|اتصال)",
+        r"(?:ال)?رقم (?:ال)?(?:تلفون|تليفون|هاتف|جوال|موبايل|واتس\w*|أرضي|تواصل|اتصال)|"
+        r"(?<![\u05d0-\u05ea])[ובלמה]{0,2}(?:טלפון|וואטסאפ|ווטסאפ|נייד)|(?<![\u05d0-\u05ea])(?:להתקשר|מספר של)",
         re.IGNORECASE,
     ),
     "email": re.compile(
         r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|posta elettronica|ηλεκτρονικ\w*|mejl\w*|sähköpost\w*|"
         r"(?:електронн\w* )?пошт\w*|(?:электронн\w* )?почт\w*|імейл|емейл|имейл)\b"
-        r"|이메일|메일|メール|邮箱|郵件|信箱|(?<=[\u4e00-\u9fff])e-?mail|อีเมล|إيميل|ايميل|بريد",
+        r"|이메일|메일|メール|邮箱|郵件|信箱|(?<=[\u4e00-\u9fff])e-?mail|อีเมล|إيميل|ايميل|بريد|מייל|דוא\"ל|דוא״ל|אימייל",
         re.IGNORECASE,
     ),
     "address": re.compile(
@@ -129,7 +132,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"osoite\w*|katuosoite\w*|missä (?:te )?(?:olette|ootte|sijaitsette|päin)|"
         r"địa chỉ|ở đâu|chỗ nào|đường nào|nằm ở|alamat\w*|di ?mana (?:(?:kantor|lokasi|tempat)\w*|ya|sih)|"
         r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь)|gdje ste|di ste (?:vi|točno|smješteni)|gdje se nalazite|kako (?:da )?vas nađem)\b|주소|어디|위치|住所|どこ|地址|在哪|"
-        r"อยู่ที่ไหน|อยู่ตรงไหน|ที่อยู่|(?<![\u0600-\u06ff])(?:وين|أين|فين)(?![\u0600-\u06ff])|عنوان|مكانكم|موقعكم",
+        r"อยู่ที่ไหน|อยู่ตรงไหน|ที่อยู่|(?<![\u0600-\u06ff])(?:وين|أين|فين)(?![\u0600-\u06ff])|عنوان|مكانكم|موقعكم|"
+        r"(?<![\u05d0-\u05ea])[ובלמה]{0,2}כתובת|(?<![\u05d0-\u05ea])(?:איפה אתם|איפה נמצא|איפה החנות|איפה המשרד|איפה הקליניקה|באיזה רחוב)",
         re.IGNORECASE,
     ),
     # A messenger whose ID is no phone number: "有沒有LINE啊？", "มีไลน์ร้านไหม", "카톡 아이디". WhatsApp,
@@ -160,7 +164,7 @@ _TIME = re.compile(
 _PRICE = re.compile(
     r"[$€£¥₺₩₹₴₽]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$|VND|VNĐ|Rp\.?|IDR|UAH)\s?\d"
     r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|lei|RON|Ft|HUF|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔|đ|₫|đồng|VND|VNĐ|грн|₴|UAH|гривень|гривні|руб|₽|рублей)(?!\w)"
-    r"|\d+\s?만\s?원|\d[\d.,]*\s?(?:元|บาท|دينار|د\.أ)|(?:NT\$|THB|฿|JOD)\s?\d"
+    r"|\d+\s?만\s?원|\d[\d.,]*\s?(?:元|บาท|دينار|د\.أ|₪|ש\"ח|ש״ח|שקל\w*)|(?:NT\$|THB|฿|JOD|₪|ILS)\s?\d"
     r"|(?<!feel )(?<![-\w])free\b|\b(?:gratis|gratuit\w*|kostenlos|gratuito|ücretsiz|δωρεάν|bezpłatn\w*|zdarma|ingyen\w*)\b"
     r"|무료|無料|免费",
     re.IGNORECASE,
@@ -186,7 +190,8 @@ _OPEN = re.compile(
     r"\b(?:open|opened|offen|geöffnet|abren|abierto|abiertos|abrís|ouvert|ouverts|ouvrez|aperti|aperto|aprite|"
     r"aberto|abertos|abrem|geopend|open zijn|açık|açıkmısınız|czynne|otwarte|otevřeno|máte otevřeno|öppet|öppna|"
     r"åbent|åpent|ανοιχτά|ανοιχτό|deschis|deschideți|nyitva|auki|avoinna|mở cửa|buka|працюєте|працює|відкриті|"
-    r"работаете|работает|открыты|otvoreni|otvoreno|radite)\b|영업|営業|開いて|有開|開門|看診|營業|เปิด|فاتحين|بتفتحوا|تفتحون|مفتوحين|فاتح",
+    r"работаете|работает|открыты|otvoreni|otvoreno|radite)\b|영업|営業|開いて|有開|開門|看診|營業|เปิด|فاتحين|بتفتحوا|تفتحون|مفتوحين|فاتح|"
+    r"פתוחים|פתוח|פתוחה|עובדים|לקפוץ|לבוא",
     re.IGNORECASE,
 )
 

@@ -308,15 +308,24 @@ def test_jam_and_a_number_is_no_time():
         ("Habt ihr heißen Kakao?", ()),  # cocoa, not KakaoTalk
         ("Do you take WeChat Pay?", ()),
         ("Quanto costa il prezzo di ste scarpe?", ("price",)),  # Italian "di ste", no Croatian "where are you"
+        ("מה המספר טלפון של החנות שלכם?", ("phone",)),  # Hebrew, with its prefixes written on
+        ("יש לכם וואטסאפ? אני רוצה לשלוח תמונה", ("phone",)),
+        ("איפה אתם נמצאים בדיוק? באיזה רחוב", ("address",)),
+        ("כמה עולה טיפול בסיסי לאופניים?", ("price",)),
+        ("עד מתי אתם פתוחים ביום שישי?", ("time",)),
+        ("אפשר לקפוץ אליכם בשבת בבוקר", ("time",)),  # whether it opens on Saturday
+        ("מה המייל שלכם", ("email",)),
+        ("כמה זמן לוקח התיקון?", ()),  # how long, not how much
     ],
 )
-def test_thai_arabic_chinese_and_croatian_questions_ask_for_kinds(question, kinds):
+def test_thai_arabic_chinese_croatian_and_hebrew_questions_ask_for_kinds(question, kinds):
     assert asked_kinds(question) == kinds
 
 
-def test_baht_dinars_and_yuan_are_a_price():
+def test_baht_dinars_yuan_and_shekels_are_a_price():
     assert holds("price", "นวดแผนไทย 60 นาที 350 บาท") and holds("price", "فحص شامل 35 دينار")
     assert holds("price", "徒手治療 1,500元起") and holds("price", "NT$800") and not holds("price", "2樓")
+    assert holds("price", "כוונון בסיסי 180 ₪") and holds("price", "150 ש״ח") and not holds("price", "קומה 2")
 
 
 @pytest.mark.parametrize(
