@@ -87,6 +87,11 @@ SITES = {
     "massage": (REPO / "scripts" / "answer_sites" / "massage", ("www.baanmassage-cm.example",)),
     "garage": (REPO / "scripts" / "answer_sites" / "garage", ("www.alnoor-garage.example",)),
     "apartments": (REPO / "scripts" / "answer_sites" / "apartments", ("www.apartmani-supetar.example",)),
+    # The thirteenth round's, as the four above: a Tel Aviv bike shop (he, right to left, five
+    # en pages), a Kazan dental clinic (ru, five en pages), an Aarhus café and B&B (da, five en pages).
+    "cycles": (REPO / "scripts" / "answer_sites" / "cycles", ("www.ofanaim-tlv.example",)),
+    "kazandental": (REPO / "scripts" / "answer_sites" / "kazandental", ("www.zubnaya-liniya.example",)),
+    "cafe": (REPO / "scripts" / "answer_sites" / "cafe", ("www.bageriet-frederiksbjerg.example",)),
 }
 
 

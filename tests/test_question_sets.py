@@ -19,7 +19,7 @@ from serve_site import page_file, site_path
 QUESTIONS = REPO / "scripts" / "questions"
 ANSWERS = {"en", "es", "de", "fr", "it", "pt", "nl", "tr", "ko", "ja", "el", "pl", "cs"}
 ANSWERS |= {"ro", "fi", "hu", "sv", "vi", "id", "uk"}  # the trial sites' languages
-ANSWERS |= {"zh", "th", "ar", "hr"}
+ANSWERS |= {"zh", "th", "ar", "hr", "he", "ru", "da"}
 
 
 def _visible(file: Path) -> list[str]:
