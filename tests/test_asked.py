@@ -316,6 +316,11 @@ def test_jam_and_a_number_is_no_time():
         ("אפשר לקפוץ אליכם בשבת בבוקר", ("time",)),  # whether it opens on Saturday
         ("מה המייל שלכם", ("email",)),
         ("כמה זמן לוקח התיקון?", ()),  # how long, not how much
+        ("מה שעות פעילות של הסניף?", ("time",)),
+        ("עד איזה שעה אתם פתוחים?", ("time",)),
+        ("מה המספר שלכם?", ("phone",)),
+        ("יש לכם מזגן נייד?", ()),  # a mobile air conditioner
+        ("מה כתובת המייל?", ("email",)),  # the e-mail address, no street
     ],
 )
 def test_thai_arabic_chinese_croatian_and_hebrew_questions_ask_for_kinds(question, kinds):
@@ -326,6 +331,10 @@ def test_baht_dinars_yuan_and_shekels_are_a_price():
     assert holds("price", "นวดแผนไทย 60 นาที 350 บาท") and holds("price", "فحص شامل 35 دينار")
     assert holds("price", "徒手治療 1,500元起") and holds("price", "NT$800") and not holds("price", "2樓")
     assert holds("price", "כוונון בסיסי 180 ₪") and holds("price", "150 ש״ח") and not holds("price", "קומה 2")
+    assert holds("price", "NIS 50") and holds("price", "50 NIS") and holds("price", "50 שח")
+    assert not holds("price", "Gel nails 3 weeks") and not holds(
+        "price", "Pupils 12 and older"
+    )  # no "ILS" inside words
 
 
 @pytest.mark.parametrize(

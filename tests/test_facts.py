@@ -1420,3 +1420,32 @@ def test_a_hebrew_site_days_phone_and_someone_elses_numbers():
     assert _values_of("phone", privacy, "https://ofanaim.example/privacy/", "he") == ["+49 30 123456"]
     assert not mentions_phone("בניית אתרים: פיקסל-וייב סטודיו, טלפון 03-7654320")
     assert mentions_phone("טלפון: 03-5281947")
+
+
+def test_review_of_the_hebrew_and_thai_readings():
+    """A review of the round's patterns, on forms the bike shop did not use."""
+    _days_are(
+        ("שעות פתיחה: ראשון עד חמישי 09:00-21:00, שישי 09:00-14:00", {6, 0, 1, 2, 3, 4}),
+        ("ימים ראשון עד חמישי 9:00-18:00", {6, 0, 1, 2, 3}),
+        ('מוצ"ש 20:00-23:00', {5}),  # Saturday night
+        ("א׳־ה׳ 8:00-17:00", {6, 0, 1, 2, 3}),  # a maqaf for the range
+        ("ש'- סגור", {5}),
+        ("קבוצה א' 16:00-17:00, קבוצה ב' 17:00-18:00", set()),  # groups A and B
+        ("כיתה ו' 8:00-13:00", set()),  # sixth grade
+        ("שני מטפלים זמינים 09:00-17:00", set()),  # two therapists
+        ("ראשון לציון 09:00-18:00", set()),  # a city
+        ("אפשר לבוא לשבת עם לפטופ?", set()),  # to sit
+        ("สอนโดย อ. 13.00-15.00 น.", set()),  # taught by a teacher ("อ.")
+        ("ส.ส. 10:00", set()),  # a member of parliament
+        ("เปิด อ. 10:00", {1}),
+    )
+    for names in ("א׳ " * 40, "จ. " * 40, "א׳   " * 30):  # no time after them: this took minutes
+        started = time.perf_counter()
+        days_of(names)
+        assert time.perf_counter() - started < 0.5
+    # the agency's credit as Hebrew sites write it
+    assert not mentions_phone('עיצוב ופיתוח האתר ע"י סטודיו X, טלפון 050-7654321')
+    assert other_party("נבנה על-ידי WebY")  # (a footer's "|" ends the credit: what follows may be the business's)
+    # a text's number shown only when it is the link's: 02-1234567 is no local form of +972 52 123 4567
+    phones = _values_of("phone", "<p><a href='tel:+972521234567'>02-1234567</a></p>", "https://x.example/", "he")
+    assert "+972521234567" in phones and "02-1234567" not in phones

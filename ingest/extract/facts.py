@@ -254,7 +254,7 @@ _PHONE_WORDS = re.compile(
     r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|fono|móvil|movil|mobile|mobil|handy|gsm|"
     r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο|puhelin|puh|"
     r"telefonszám|điện thoại|đt|sđt|di động|hotline|zalo|telepon|telp|tlp|no\. hp|nomor hp|"
-    r"тел|телефон|моб|мобільний|мобильный|реєстратура|регистратура|טלפון|נייד|התקשרו)\b|전화|☎|📞|電話|电话|ＴＥＬ"
+    r"тел|телефон|моб|мобільний|мобильный|реєстратура|регистратура|ב?טלפון|טלפונים|נייד|התקשרו|טל(?=\s?[:'׳]))\b|전화|☎|📞|電話|电话|ＴＥＬ"
     # a number to text, as a line's label: "Text: …", "Text us at …", "SMS: …"
     r"|^\W*(?:text(?:\s+us)?|sms|mensajes de texto)\s*(?:[:：]|at\b)",
     re.IGNORECASE,
@@ -500,7 +500,7 @@ _HOLIDAYS = {
     "공휴일",
 }
 _ADDRESS_WORDS = re.compile(
-    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|địa chỉ|alamat|адреса|адрес|주소|住所|所在地|地址|כתובת|"
+    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|địa chỉ|alamat|адреса|адрес|주소|住所|所在地|地址|כתובת|כתובתנו|כתובת (?:המשרד|החנות|הסניף|המסעדה|הקליניקה|המרפאה)|"
     r"visit us|find us|"
     r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
@@ -530,11 +530,12 @@ _ROLES = (
     # Thai: "เว็บไซต์" ends in a mark \w does not take, so the word ends (\b) before it
     # Hebrew: "בניית אתרים" (website building), "פיתוח ואחסון האתר" (the site's development and hosting)
     r"(?:עיצוב|פיתוח|בניית|אחסון|תחזוקת)(?:\s+ו(?:עיצוב|פיתוח|בניית|אחסון|תחזוקת))*\s+ה?אתר(?:ים)?|"
-    r"ממונה על הגנת הפרטיות|"
+    r"ממונה על הגנת הפרטיות|צילום|צילומים|עיצוב גרפי|"
     r"ผู้พัฒนา(?:และดูแล)?เว็บไซต(?=์)|ผู้ดูแลเว็บไซต(?=์)|ผู้ออกแบบ(?:และพัฒนา)?เว็บไซต(?=์)|ผู้ให้บริการ(?:รับชำระเงิน|ชำระเงิน|โฮสติ้ง|เซิร์ฟเวอร์|พื้นที่เว็บ)[ก-๛]*"
 )
 _OTHER_ROLE = re.compile(
-    rf"^\W*(?:{_ROLES})\b[^:：\n]{{0,40}}?(?:\s*[:：]|\s(?:by|von|durch|por|par|da|door|tarafından)\b)", re.IGNORECASE
+    rf"^\W*(?:{_ROLES})\b[^:：\n]{{0,40}}?(?:\s*[:：]|\s(?:by|von|durch|por|par|da|door|tarafından|על ידי|על-ידי|ע\"י|ע״י)(?!\w))",
+    re.IGNORECASE,
 )
 # "Hébergement du site", "Konzept, Design und Programmierung"; not "Photos from reviews"
 _OTHER_HEADING = re.compile(
@@ -552,7 +553,7 @@ _MADE_BY = re.compile(
     r"(?:thiết kế|quản trị|phát triển|vận hành)(?: và (?:quản trị|phát triển|vận hành))?(?: kỹ thuật)? bởi|"
     r"(?:dibuat|dikembangkan|dikelola|didesain|dirancang)(?: dan (?:dikelola|dikembangkan|dirawat))? oleh|"
     r"сайт (?:розроблено|створено|разработан|создан)|"
-    r"(?:נבנה|נבנתה|פותח|פותחה|עוצב|עוצבה|מתוחזק|מאוחסן)(?:\s+ו\w+)?\s+(?:על ידי|ע\"י|ע״י)|חברת הסליקה|"
+    r"(?:נבנה|נבנתה|פותח|פותחה|עוצב|עוצבה|מתוחזק|מאוחסן)(?:\s+ו\w+)?\s+(?:על ידי|על-ידי|ע\"י|ע״י)|חברת הסליקה|"
     r"(?:ל|ה)?ממונה על הגנת הפרטיות)\b",
     re.IGNORECASE,
 )
@@ -870,9 +871,10 @@ def _as_written(a, value: str) -> str:
     shown = _plausible_phone(match.group(1) if match else text)
     if shown and shown.count("(") != shown.count(")"):
         shown = shown.strip("()")  # "(800-273-8439" of "Call (800-273-8439)"
-    digits = re.sub(r"\D", "", shown or "").lstrip("0")
-    same = re.sub(r"\D", "", shown or "")[-9:] == re.sub(r"\D", "", value)[-9:]
-    if shown and (same or len(digits) >= 8 and re.sub(r"\D", "", value).endswith(digits)):
+    written, dialled = re.sub(r"\D", "", shown or ""), re.sub(r"\D", "", value)
+    national = written.lstrip("0")  # the trunk "0" of a local form, the country code before it in the link
+    local = len(national) >= 8 and dialled.endswith(national) and 1 <= len(dialled) - len(national) <= 3
+    if shown and (written[-9:] == dialled[-9:] or local and written.startswith("0")):
         return shown
     return value
 
@@ -1696,7 +1698,7 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
-    r"^\s*\.?\s*(?:-|–|—|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|по|до|"
+    r"^\s*\.?\s*(?:-|–|—|־|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|по|до|"
     r"부터|から|至|到|ถึง|إلى|الى|حتى|لغاية|עד)\s*$",
     re.IGNORECASE,
 )
@@ -1791,30 +1793,47 @@ _THAI_LIST = re.compile(r"\s{0,3}(?:[,/&+–—-]|ถึง|และ|หรื�
 # so the names count only as a list or range that a time or a word for closed follows.
 _THAI_SHORT = ["จ", "อ", "พ", "พฤ", "ศ", "ส", "อา"]
 _THAI_SHORT_NAME = r"(?<![ก-๛])(?:พฤ|อา|[จอพศส])\.(?![ก-๛])"
+# Between two short names: a space or a mark, each one way only (an optional mark between two
+# optional runs of spaces backtracked exponentially on a run of names no time follows).
+_SHORT_GAP = r"(?:\s{1,3}(?:[,/&–—\-־]\s{0,3})?|[,/&–—\-־]\s{0,3})"
 _THAI_SHORT_DAYS = re.compile(
-    "(" + _THAI_SHORT_NAME + r"(?:\s{0,3}[,/&–—-]?\s{0,3}" + _THAI_SHORT_NAME + r")*)"
+    "(" + _THAI_SHORT_NAME + "(?:" + _SHORT_GAP + _THAI_SHORT_NAME + ")*)"
     r"(?=\s{0,3}(?:เวลา)?:?\s{0,3}(?:\d{1,2}[.:]\d{2}|(?<!เ)ปิด|หยุด))"  # "เวลา": (at the) time
 )
+# A lone short name ("อ." is also a teacher, "จ." a province) only where an hours line puts it:
+# first, after a label's colon, or after open, closed, every or day.
+_THAI_SHORT_ALONE = re.compile(r"(?:^|[:|]|เปิด|ปิด|หยุด|ทุก|วัน)\s{0,3}$")
 _THAI_SHORT_ONE = re.compile(_THAI_SHORT_NAME)
 # Hebrew days, Monday first: "יום שני" (Monday) is also "second", and "שני" alone "two of", so a
-# name counts after "יום"/"ימי" (day, days of), at the start of a line (a table's row), listed
-# after a day ("ראשון עד חמישי", "שני ורביעי"), or when it is no number ("שישי", "שבת"). Words
-# take their prefixes written on: "בשבת" (on Saturday), "ובימי" (and on the days of).
+# name counts after "יום"/"ימי"/"ימים" (day, days), first on a line or after a label's colon
+# before a time or a range ("שני 9:00–19:00", "שעות פתיחה: ראשון עד חמישי …"), listed after a
+# day ("שני ורביעי"), or when it is no number ("שישי", "שבת", "מוצ״ש": Saturday night). Words
+# take "and" and "in" written on: "ובשבת" (and on Saturday); not "לשבת" (to sit, too).
 _HEBREW_NAMES = ["שני", "שלישי", "רביעי", "חמישי", "שישי", "שבת", "ראשון"]
 _HE = "\u05d0-\u05ea"
 _HEBREW_MENTION = re.compile(
-    f"(?<![{_HE}])(?:[ובלמ]?ב?(?:יום|ימי)\\s+)?[ובלמ]?ב?(" + "|".join(_HEBREW_NAMES) + f")(?![{_HE}])"
+    f"(?<![{_HE}])(?:[ובלמ]?ב?(?:יום|ימי|ימים)\\s+)?(?:ו?ב?)("
+    + "|".join(_HEBREW_NAMES)
+    + f'|מוצ["״]ש|מוצאי שבת)(?![{_HE}])'
 )
-_HEBREW_LIST = re.compile(r"\s{0,3}(?:[,/&–—-]|עד)?\s{0,3}")
+_HEBREW_LIST = re.compile(r"\s{0,3}(?:[,/&–—\-־]|עד)?\s{0,3}")
+_HEBREW_TIME_AFTER = re.compile(r"[^\d\n]{0,20}?\d{1,2}[.:]\d{2}|[\s:–—\-]{0,5}סגור")
+# What follows a day that starts a line or a label: a time or closed ("וערבי חג", and holiday
+# eves, between), or a range to another day.
+_HEBREW_ROW = re.compile(
+    r"\s{0,3}[:–—\-]?\s{0,3}(?:וערבי חג\s{0,3}[:–—\-]?\s{0,3})?(?:\d{1,2}[.:]\d{2}|סגור)"
+    r"|\s{0,3}(?:עד|[–—\-־])\s{0,3}(?:יום\s+)?(?:" + "|".join(_HEBREW_NAMES) + ")"
+)
+_HEBREW_LINE_START = re.compile(r"(?:^|:)\s{0,3}$")
 # The short week Israeli shops write, "א׳–ה׳ 9:00–19:00, ו׳ 9:00–14:00": a letter (Sunday first)
-# and a geresh, as a list or range that a time follows within a few words ("ו׳ וערבי חג 9:00–14:00").
+# and a geresh, as a list or range that a time follows within a few words ("ו׳ וערבי חג 9:00–14:00");
+# a lone one only first, after a colon or after "יום" ("קבוצה א' 16:00" is group A).
 _HEBREW_SHORT = "בגדהושא"  # Monday first
 _HEBREW_SHORT_NAME = f"(?<![{_HE}])[אבגדהוש]['׳’](?![{_HE}])"
-_HEBREW_TIME_AFTER = re.compile(r"[^\d\n]{0,20}?\d{1,2}[.:]\d{2}|\s{0,3}:?\s{0,3}סגור")
 _HEBREW_SHORT_DAYS = re.compile(
-    "(" + _HEBREW_SHORT_NAME + r"(?:\s{0,3}[,/&–—-]?\s{0,3}" + _HEBREW_SHORT_NAME + r")*)"
-    "(?=" + _HEBREW_TIME_AFTER.pattern + ")"
+    "(" + _HEBREW_SHORT_NAME + "(?:" + _SHORT_GAP + _HEBREW_SHORT_NAME + ")*)(?=" + _HEBREW_TIME_AFTER.pattern + ")"
 )
+_HEBREW_SHORT_ALONE = re.compile(r"(?:^|[:|]|יום|ימי|ימים)\s{0,3}$")
 _HEBREW_SHORT_ONE = re.compile(_HEBREW_SHORT_NAME)
 
 
@@ -1831,11 +1850,20 @@ def _thai_days(text: str) -> list[tuple[int, int, int]]:
 
 def _thai_short_days(text: str) -> list[tuple[int, int, int]]:
     """(start, end, weekday) of each day of a Thai short week (_THAI_SHORT_DAYS)."""
-    return [
-        (m.start(), m.end(), _THAI_SHORT.index(m.group(0)[:-1]))
-        for run in _THAI_SHORT_DAYS.finditer(text)
-        for m in _THAI_SHORT_ONE.finditer(text, run.start(1), run.end(1))
-    ]
+    return _short_run_days(
+        text, _THAI_SHORT_DAYS, _THAI_SHORT_ONE, _THAI_SHORT_ALONE, lambda n: _THAI_SHORT.index(n[:-1])
+    )
+
+
+def _short_run_days(text: str, runs: re.Pattern, one: re.Pattern, alone: re.Pattern, day) -> list[tuple[int, int, int]]:
+    """The days of each run of short names `runs` finds: a run of two or more, or one name
+    where `alone` says an hours line puts it (matched on the text before it)."""
+    found = []
+    for run in runs.finditer(text):
+        names = list(one.finditer(text, run.start(1), run.end(1)))
+        if len(names) > 1 or alone.search(text[max(0, run.start() - 8) : run.start()]):
+            found += [(m.start(), m.end(), day(m.group(0))) for m in names]
+    return found
 
 
 def _hebrew_days(text: str) -> list[tuple[int, int, int]]:
@@ -1843,16 +1871,15 @@ def _hebrew_days(text: str) -> list[tuple[int, int, int]]:
     found: list[tuple[int, int, int]] = []
     for m in _HEBREW_MENTION.finditer(text):
         name = m.group(1)
+        day = 5 if name.startswith("מוצ") else _HEBREW_NAMES.index(name)
         listed = found and found[-1][1] <= m.start() and _HEBREW_LIST.fullmatch(text, found[-1][1], m.start())
-        row = not text[: m.start()].strip() and _HEBREW_TIME_AFTER.match(text, m.end())  # "שני 9:00–19:00"
-        if m.start(1) > m.start() + 2 or name in ("שישי", "שבת") or row or listed:
-            found.append((m.start(), m.end(), _HEBREW_NAMES.index(name)))
-    found += [
-        (m.start(), m.end(), _HEBREW_SHORT.index(m.group(0)[0]))
-        for run in _HEBREW_SHORT_DAYS.finditer(text)
-        for m in _HEBREW_SHORT_ONE.finditer(text, run.start(1), run.end(1))
-    ]
-    return found
+        first = _HEBREW_LINE_START.search(text[max(0, m.start() - 40) : m.start()]) and _HEBREW_ROW.match(text, m.end())
+        if m.start(1) > m.start() + 2 or day in (4, 5) or first or listed:
+            found.append((m.start(), m.end(), day))
+    found += _short_run_days(
+        text, _HEBREW_SHORT_DAYS, _HEBREW_SHORT_ONE, _HEBREW_SHORT_ALONE, lambda n: _HEBREW_SHORT.index(n[0])
+    )
+    return sorted(found)
 
 
 def _short_days(text: str) -> list[tuple[int, int, int]]:

@@ -79,6 +79,10 @@ def analysis_language(lang: str) -> str:
 _FOLD = str.maketrans("łŁđĐ", "lLdD")  # letters NFKD leaves whole
 
 
+# stopwords-iso's Hebrew list holds "נגר" (carpenter), likely meant as "נגד" (against)
+_NOT_STOPWORDS = {"נגר"}
+
+
 def _stopwords(code: str) -> qe.StopwordsSet | qe.Language:
     """`code`'s stopwords: Snowball's list, stopwords-iso's for _STOPWORDS_ONLY (each word
     also as qdrant-edge folds it, "się" and "sie": folded tokens are compared with the
@@ -87,7 +91,7 @@ def _stopwords(code: str) -> qe.StopwordsSet | qe.Language:
         return qe.StopwordsSet(custom=set())
     if code not in _STOPWORDS_ONLY:
         return getattr(qe.Language, _SNOWBALL[code].title())
-    words = set(stopwordsiso.stopwords(code))
+    words = set(stopwordsiso.stopwords(code)) - _NOT_STOPWORDS
     folded = {"".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c)) for w in words}
     return qe.StopwordsSet(custom=words | {w.translate(_FOLD) for w in folded})
 
