@@ -320,6 +320,7 @@ def test_jam_and_a_number_is_no_time():
         ("עד איזה שעה אתם פתוחים?", ("time",)),
         ("מה המספר שלכם?", ("phone",)),
         ("יש לכם מזגן נייד?", ()),  # a mobile air conditioner
+        ("מה מספר הנייד של החנות?", ("phone",)),  # the mobile's number
         ("מה כתובת המייל?", ("email",)),  # the e-mail address, no street
     ],
 )
