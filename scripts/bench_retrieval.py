@@ -92,6 +92,9 @@ SITES = {
     "cycles": (REPO / "scripts" / "answer_sites" / "cycles", ("www.ofanaim-tlv.example",)),
     "kazandental": (REPO / "scripts" / "answer_sites" / "kazandental", ("www.zubnaya-liniya.example",)),
     "cafe": (REPO / "scripts" / "answer_sites" / "cafe", ("www.bageriet-frederiksbjerg.example",)),
+    # and the round's last held-out site, measured once after its changes: a Haifa dairy
+    # restaurant with catering and a cooking workshop (he, five en pages).
+    "kitchen": (REPO / "scripts" / "answer_sites" / "kitchen", ("www.beit-hashef-haifa.example",)),
 }
 
 
