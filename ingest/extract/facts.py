@@ -1837,12 +1837,18 @@ _HEBREW_SHORT_ALONE = re.compile(r"(?:^|[:|]|יום|ימי|ימים)\s{0,3}$")
 _HEBREW_SHORT_ONE = re.compile(_HEBREW_SHORT_NAME)
 
 
+def _listed(found: list[tuple[int, int, int]], text: str, start: int, gap: re.Pattern) -> bool:
+    """Whether a day name at `start` follows the last day `found` with only `gap` (a list's
+    or range's marks and words) between them: "วันจันทร์ พุธ", "שני ורביעי"."""
+    return bool(found) and found[-1][1] <= start and gap.fullmatch(text, found[-1][1], start) is not None
+
+
 def _thai_days(text: str) -> list[tuple[int, int, int]]:
     """Thai days: a name after "วัน" (day), and the names listed after it without it
     ("วันจันทร์ พุธ ศุกร์", "วันเสาร์–อาทิตย์"): alone, "อาทิตย์" is also a week."""
     found: list[tuple[int, int, int]] = []
     for m in _THAI_MENTION.finditer(text):
-        if m.group(1) or (found and found[-1][1] <= m.start() and _THAI_LIST.fullmatch(text, found[-1][1], m.start())):
+        if m.group(1) or _listed(found, text, m.start(), _THAI_LIST):
             name = m.group(2)
             found.append((m.start(), m.end(), 3 if name == "พฤหัส" else _THAI_NAMES.index(name)))
     return found
@@ -1872,9 +1878,8 @@ def _hebrew_days(text: str) -> list[tuple[int, int, int]]:
     for m in _HEBREW_MENTION.finditer(text):
         name = m.group(1)
         day = 5 if name.startswith("מוצ") else _HEBREW_NAMES.index(name)
-        listed = found and found[-1][1] <= m.start() and _HEBREW_LIST.fullmatch(text, found[-1][1], m.start())
         first = _HEBREW_LINE_START.search(text[max(0, m.start() - 40) : m.start()]) and _HEBREW_ROW.match(text, m.end())
-        if m.start(1) > m.start() + 2 or day in (4, 5) or first or listed:
+        if m.start(1) > m.start() + 2 or day in (4, 5) or first or _listed(found, text, m.start(), _HEBREW_LIST):
             found.append((m.start(), m.end(), day))
     found += _short_run_days(
         text, _HEBREW_SHORT_DAYS, _HEBREW_SHORT_ONE, _HEBREW_SHORT_ALONE, lambda n: _HEBREW_SHORT.index(n[0])

@@ -119,12 +119,18 @@ def _run_pairs(run: str) -> str:
     return " ".join(run[i : i + 2] for i in range(len(run) - 1)) if len(run) > 1 else run
 
 
+def _without_marks(text: str) -> str:
+    """`text` without the marks written above and below its letters (Thai vowels and tones,
+    Hebrew niqqud): a caller's transcript may spell them differently or leave them out."""
+    return "".join(c for c in text if unicodedata.category(c) != "Mn")
+
+
 def _thai_pairs(m: re.Match) -> str:
     """A Thai run's letters as overlapping pairs, without the vowel and tone marks written
     above and below them: the BM25 tokenizer splits a word at each mark ("ชั่วโมง" ->
     "ช", "วโมง"), and a caller's transcript may spell them differently."""
     # spaced apart from what it touches: Thai writes "ปิด20:00น." and "300บาท" without spaces
-    return f" {_run_pairs(''.join(c for c in m.group(0) if unicodedata.category(c) != 'Mn'))} "
+    return f" {_run_pairs(_without_marks(m.group(0)))} "
 
 
 # A Hebrew word with its niqqud and cantillation marks, which a caller's transcript leaves out.
@@ -138,7 +144,7 @@ def _hebrew_forms(m: re.Match) -> str:
     """A Hebrew word, and the word without one or two letters that may be prefixes when
     three letters or more remain: "בשבת" -> "בשבת שבת", "והמחיר" -> "והמחיר המחיר מחיר".
     A root's own first letter goes too ("מחיר" -> "מחיר חיר"), a term no other word makes."""
-    word = "".join(c for c in m.group(0) if unicodedata.category(c) != "Mn")
+    word = _without_marks(m.group(0))
     forms = [word]
     for cut in (1, 2):
         if len(word) - cut >= 3 and all(c in _HEBREW_PREFIXES for c in word[:cut]):
