@@ -1443,6 +1443,8 @@ def test_review_of_the_hebrew_and_thai_readings():
         started = time.perf_counter()
         days_of(names)
         assert time.perf_counter() - started < 0.5
+    # nor is a line with such a lone name an hours line ("_names_a_day" read it past the rule)
+    assert _hours_of("<h1>คอร์ส</h1><p>สอนโดย อ. 13.00-15.00 น.</p>", "https://x.example/course/", "th") == []
     # the agency's credit as Hebrew sites write it
     assert not mentions_phone('עיצוב ופיתוח האתר ע"י סטודיו X, טלפון 050-7654321')
     assert other_party("נבנה על-ידי WebY")  # (a footer's "|" ends the credit: what follows may be the business's)

@@ -1406,7 +1406,7 @@ def _few_other_words(line: str) -> bool:
 def _names_a_day(text: str) -> bool:
     """A day named: in full or short (_DAY), in a short week, or in the forms only
     _day_mentions reads (Vietnamese, "Senin", "П'ятниця", Thai "จ.-ศ.")."""
-    short = _short_days(text) or _THAI_SHORT_DAYS.search(text) or _hebrew_days(text)
+    short = _short_days(text) or _thai_short_days(text) or _hebrew_days(text)
     return bool(_DAY.search(text) or short or _VI_RANGE.search(text) or _ID_MONDAY.search(text)) or (
         names_full_day(text)  # its _FULL_DAY names are _DAY's too; its Vietnamese and Ukrainian forms are not
     )
