@@ -4,6 +4,8 @@
 import json
 import time
 
+import pytest
+
 from ingest.extract.facts import (
     _CLOSED,
     _clock_times,
@@ -14,6 +16,7 @@ from ingest.extract.facts import (
     mentions_chat,
     mentions_email,
     mentions_phone,
+    news_page,
     one_line_address,
     other_party,
 )
@@ -120,6 +123,12 @@ def test_the_card_is_labelled_in_the_languages_whose_contact_pages_it_reads():
     assert "Orari di apertura / Opening hours: Lunedì Chiuso" in card_markdown(card, ["it"])
     assert "Adres / Address:" in card_markdown(card, ["nl"])
     assert card_markdown(card, ["pt"]).startswith("# Contato / Contact")
+    # A Bergen salon's card: "Åpningstider" is what a Norwegian caller says, whichever
+    # code the page declares.
+    assert "Åpningstider / Opening hours: Lunedì Chiuso" in card_markdown(card, ["nb"])
+    assert card_markdown(card, ["no"]) == card_markdown(card, ["nb"])
+    assert "Otváracie hodiny / Opening hours:" in card_markdown(card, ["sk"])
+    assert card_markdown(card, ["bg"]).startswith("# Контакти / Contact")
 
 
 def test_a_page_in_another_language_than_it_declares_is_read_in_its_own():
@@ -229,6 +238,15 @@ def test_polish_czech_and_nordic_weeks_are_read():
         ("måndag–fredag 9–17", set(range(5))),
         ("Lördagar och söndagar stängt", {5, 6}),
         ("mandag til fredag 9-17", set(range(5))),
+        ("om lørdagen lukker vi kl. 14", {5}),
+        # Slovak, and the Czech and Slovak accusative of "v sobotu", "v neděli"
+        ("Pondelok – Piatok 7:30 – 18:00", set(range(5))),
+        ("operácie: utorok, štvrtok 8:00 – 11:00", {1, 3}),
+        ("v sobotu 8:00 – 12:00, v neděli zavřeno", {5, 6}),
+        ("Nedeľa zatvorené", {6}),
+        # Bulgarian, whose Tuesday is Russian's
+        ("Понеделник – почивен ден", {0}),
+        ("вторник – неделя: 12:00 – 23:00", set(range(1, 7))),
     )
     # A Kraków workshop's contact page: its week, Sunday closed, comes before the English page's.
     kontakt = parse_html(
@@ -1451,3 +1469,24 @@ def test_review_of_the_hebrew_and_thai_readings():
     # a text's number shown only when it is the link's: 02-1234567 is no local form of +972 52 123 4567
     phones = _values_of("phone", "<p><a href='tel:+972521234567'>02-1234567</a></p>", "https://x.example/", "he")
     assert "+972521234567" in phones and "02-1234567" not in phones
+
+
+@pytest.mark.parametrize(
+    "url, news",
+    [
+        ("https://g.example/blog/holiday-hours-2024.html", True),
+        ("https://f.example/nieuws/", True),
+        ("https://c.example/nyheder/nye-aabningstider/", True),
+        ("https://s.example/nyheter/julstangt-2024/", True),
+        ("https://w.example/aktualnosci/swieta-2026.html", True),
+        ("https://y.example/aktuality/workshop-jin-jogy.html", True),
+        ("https://h.example/nea/pasxa-2025/", True),
+        ("https://k.example/%EA%B3%B5%EC%A7%80/12", True),  # 공지, as browsers send it
+        ("https://blog.example/2025/12/19/what-do-people-love-about-it", True),  # a dated permalink
+        ("https://g.example/hours-location/", False),
+        ("https://g.example/prices-2025/", False),  # a year in a name is no year's folder
+        ("https://n.example/nearby/", False),
+    ],
+)
+def test_a_news_post_is_told_by_its_address(url, news):
+    assert news_page(url) is news

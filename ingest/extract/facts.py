@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import lru_cache
 from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
 from ingest.extract.language import path_language
@@ -35,7 +36,7 @@ CARD_FRAGMENT = "#contact-card"
 
 
 # Labels per language: the passages carry the site's word and the English one.
-LABELS = {
+LABELS: dict[str, dict[str, str]] = {
     "en": {
         "phone": "Phone",
         "whatsapp": "WhatsApp",
@@ -246,7 +247,98 @@ LABELS = {
         "booking": "Reservas",
         "title": "Contato",
     },
+    "sv": {
+        "phone": "Telefon",
+        "whatsapp": "WhatsApp",
+        "chat": "Chatt",
+        "email": "E-post",
+        "address": "Adress",
+        "hours": "Öppettider",
+        "booking": "Bokning",
+        "title": "Kontakt",
+    },
+    "da": {
+        "phone": "Telefon",
+        "whatsapp": "WhatsApp",
+        "chat": "Chat",
+        "email": "E-mail",
+        "address": "Adresse",
+        "hours": "Åbningstider",
+        "booking": "Booking",
+        "title": "Kontakt",
+    },
+    "nb": {
+        "phone": "Telefon",
+        "whatsapp": "WhatsApp",
+        "chat": "Chat",
+        "email": "E-post",
+        "address": "Adresse",
+        "hours": "Åpningstider",
+        "booking": "Timebestilling",
+        "title": "Kontakt",
+    },
+    "cs": {
+        "phone": "Telefon",
+        "whatsapp": "WhatsApp",
+        "chat": "Chat",
+        "email": "E-mail",
+        "address": "Adresa",
+        "hours": "Otevírací doba",
+        "booking": "Rezervace",
+        "title": "Kontakt",
+    },
+    "sk": {
+        "phone": "Telefón",
+        "whatsapp": "WhatsApp",
+        "chat": "Chat",
+        "email": "E-mail",
+        "address": "Adresa",
+        "hours": "Otváracie hodiny",
+        "booking": "Rezervácia",
+        "title": "Kontakt",
+    },
+    "hr": {
+        "phone": "Telefon",
+        "whatsapp": "WhatsApp",
+        "chat": "Chat",
+        "email": "E-mail",
+        "address": "Adresa",
+        "hours": "Radno vrijeme",
+        "booking": "Rezervacija",
+        "title": "Kontakt",
+    },
+    "th": {
+        "phone": "โทรศัพท์",
+        "whatsapp": "WhatsApp",
+        "chat": "แชท",
+        "email": "อีเมล",
+        "address": "ที่อยู่",
+        "hours": "เวลาทำการ",
+        "booking": "จอง",
+        "title": "ติดต่อ",
+    },
+    "ar": {
+        "phone": "الهاتف",
+        "whatsapp": "واتساب",
+        "chat": "دردشة",
+        "email": "البريد الإلكتروني",
+        "address": "العنوان",
+        "hours": "ساعات العمل",
+        "booking": "الحجز",
+        "title": "اتصل بنا",
+    },
+    "bg": {
+        "phone": "Телефон",
+        "whatsapp": "WhatsApp",
+        "chat": "Чат",
+        "email": "Имейл",
+        "address": "Адрес",
+        "hours": "Работно време",
+        "booking": "Резервации",
+        "title": "Контакти",
+    },
 }
+LABELS["no"] = LABELS["nb"]  # Norwegian, as pages declare it either way
 
 _PHONE = re.compile(r"(?<![\w+])(\+?\(?\d[\d ()./\-\u00a0]{5,18}\d)(?!\w)")
 _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
@@ -275,10 +367,10 @@ _HOURS_WORDS = re.compile(
     r"\b(opening hours|(?:office|business|store|shop|our|service|visiting) hours|hours(?=\s*[:：])|open|"
     r"öffnungszeiten|geöffnet|sprechzeiten|horario|abierto|çalışma saatleri|açık|"
     r"horaires|ouvert|orari|aperto|aperti|openingstijden|geopend|aberto|aberta|abertos|horário|funcionamento|"
-    r"godziny otwarcia|czynne|otwarte|otevírací doba|otevřeno|öppettider|öppet|åpningstider|åbningstider|"
+    r"godziny otwarcia|czynne|otwarte|otevírací doba|otevřeno|otváracie hodiny|ordinačné hodiny|otvorené|öppettider|öppet|åpningstider|åbningstider|"
     r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά|aukioloajat|avoinna|nyitvatartás|nyitva|deschis|"
     r"giờ mở cửa|mở cửa|giờ làm việc|thời gian làm việc|jam buka|jam operasional|jam kerja|jam kantor|buka|"
-    r"графік роботи|години роботи|режим роботи|працюємо|график работы|режим работы|часы работы|работаем|"
+    r"графік роботи|години роботи|режим роботи|працюємо|график работы|режим работы|часы работы|работаем|работно време|отворено|работим|"
     r"radno vrijeme|otvoreno|radimo|ساعات العمل|ساعات الدوام|أوقات العمل|مواعيد العمل|الدوام|"
     r"שעות פתיחה|שעות הפתיחה|שעות פעילות|שעות הפעילות|פתוח|פתוחים|פתוחה)\b|"
     r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間|門診時間|看診時間|"
@@ -287,31 +379,31 @@ _HOURS_WORDS = re.compile(
 )
 # Each weekday's names, Monday first, in the card's languages: hours are shown in the
 # order of the week, and a day said to be closed is an opening-hours fact too. Polish
-# with its cases ("od poniedziałku do piątku", "w soboty"); Czech, Swedish, Danish and
-# Norwegian in full and their plurals ("lördagar"), as their short names are words
-# elsewhere ("so", "man", "ons", "tor").
+# with its cases ("od poniedziałku do piątku", "w soboty"); Czech, Slovak, Swedish, Danish and
+# Norwegian in full, their plurals ("lördagar") and definite forms ("om lørdagen"), as
+# their short names are words elsewhere ("so", "man", "ons", "tor").
 _NORDIC = (("måndag", "mandag"), ("tisdag", "tirsdag"), ("onsdag",), ("torsdag",), ("fredag",))
 _NORDIC += (("lördag", "lørdag"), ("söndag", "søndag"))
 _WEEK = tuple(
-    [*names.split(), *(f"{n}{end}" for n in nordic for end in ("", "ar", "e", "er")), *korean.split()]
+    [*names.split(), *(f"{n}{end}" for n in nordic for end in ("", "ar", "e", "er", "en")), *korean.split()]
     for names, nordic, korean in zip(
         (
             "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag "
-            "poniedziałek poniedziałki poniedziałku pon pn pondělí δευτέρα δευτερα δευ luni hétfő hétfőn maanantai maanantaina maanantaisin "
-            "понеділок понеділка понеділком понедельник понедельника понедельникам ponedjeljak ponedjeljka ponedjeljkom الاثنين الإثنين",
+            "poniedziałek poniedziałki poniedziałku pon pn pondělí pondelok pondelka δευτέρα δευτερα δευ luni hétfő hétfőn maanantai maanantaina maanantaisin "
+            "понеділок понеділка понеділком понедельник понедельника понедельникам понеделник понеделника понеделници ponedjeljak ponedjeljka ponedjeljkom الاثنين الإثنين",
             "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag "
-            "wtorek wtorki wtorku wt úterý τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa вівторок вівторка вторник вторника utorak utorka utorkom الثلاثاء",
+            "wtorek wtorki wtorku wt úterý utorok utorka τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa вівторок вівторка вторник вторника вторници utorak utorka utorkom الثلاثاء",
             "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag "
-            "środa środy środę śr středa τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin rabu середа середу середи среда среду srijeda srijede srijedu srijedom الأربعاء الاربعاء",
+            "środa środy środę śr středa středu streda stredu stredy τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin rabu середа середу середи среда среду сряда сряди srijeda srijede srijedu srijedom الأربعاء الاربعاء",
             "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag "
-            "czwartek czwartki czwartku czw čtvrtek πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin kamis четвер четверга четверг četvrtak četvrtka četvrtkom الخميس",
-            "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag piątek piątki piątku pt pátek "
-            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin jumat пятница пятницу пятницы petak petka petkom الجمعة",
+            "czwartek czwartki czwartku czw čtvrtek štvrtok štvrtka πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin kamis четвер четверга четверг четвъртък четвъртъци četvrtak četvrtka četvrtkom الخميس",
+            "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag piątek piątki piątku pt pátek piatok piatka "
+            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin jumat пятница пятницу пятницы петък петъци petak petka petkom الجمعة",
             "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
-            "sobota soboty sobotę sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu субота суботу суботи суботам суббота субботу субботы субботам subota subotom subote subotu السبت",
+            "sobota soboty sobotę sobotu sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu субота суботу суботи суботам суббота субботу субботы субботам събота съботи subota subotom subote subotu السبت",
             "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag "
-            "niedziela niedziele niedzieli niedzielę niedz nd neděle κυριακή κυριακη κυριακές κυριακες κυρ duminică duminica "
-            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin неділя неділю неділі неділям воскресенье воскресенья nedjelja nedjelje nedjelju nedjeljom الأحد الاحد",
+            "niedziela niedziele niedzieli niedzielę niedz nd neděle neděli nedeľa nedeľu nedele κυριακή κυριακη κυριακές κυριακες κυρ duminică duminica "
+            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin неділя неділю неділі неділям воскресенье воскресенья неделя недели nedjelja nedjelje nedjelju nedjeljom الأحد الاحد",
         ),
         _NORDIC,
         (
@@ -417,8 +509,8 @@ _FULL_DAY = re.compile(
 )
 _CLOSED = re.compile(
     r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten|"
-    r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|stängt|stengt|lukket|"
-    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|zatvoreno|zatvoren|zatvorena|nghỉ|đóng cửa|tutup|libur|вихідний|вихідні|зачинено|зачинені|выходной|выходные|закрыто)\b|"
+    r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|zatvorené|stängt|stengt|lukket|"
+    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|zatvoreno|zatvoren|zatvorena|nghỉ|đóng cửa|tutup|libur|вихідний|вихідні|зачинено|зачинені|выходной|выходные|закрыто|затворено|затворена|затворени|почивен ден|почивни дни)\b|"
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息|"
     r"\b(?:مغلق|مغلقة|مغلقين|مسكر|مسكّر|مسكرين|مسكّرين|مقفل|عطلة|إجازة|اجازة)\b|\b(?:ne radimo|neradni dan|neradno)\b|"
     r"(?<![\u05d0-\u05ea])ו?(?:סגור|סגורה|סגורים|סגורות)(?![\u05d0-\u05ea])|"
@@ -855,7 +947,7 @@ def _from_links(anchors, url: str) -> list[Fact]:
             facts.append(Fact("chat", href.rstrip("/"), "", url))  # its own chat: "<a href=chat.x-hain.de>Chat</a>"
         elif lower.startswith(("http://", "https://", "/")) and _BOOKING_WORDS.search(a.get_text(" ", strip=True)):
             text = _clean(a.get_text(" ", strip=True), MAX_LABEL_CHARS)
-            if len(text.split()) <= 5 and not _NEWS_PATH.search(urlsplit(urljoin(url, href)).path):
+            if len(text.split()) <= 5 and not news_page(urljoin(url, href)):
                 facts.append(Fact("booking", urljoin(url, href), text, url))  # a link to send a caller
     return facts
 
@@ -879,12 +971,22 @@ def _as_written(a, value: str) -> str:
     return value
 
 
-# A post about booking ("네이버 예약 오픈 안내", "Online booking now open") is news, not a way to book.
+# A news post, a blog article or their listing, by its address: a folder named for news,
+# or a year's (WordPress's dated permalinks, "/2019/11/05/…"). A post about booking ("네이버
+# 예약 오픈 안내", "Online booking now open") is news, not a way to book. *ours*
 _NEWS_PATH = re.compile(
     r"/(?:news|notice|notices|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
-    r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|novyny|novini|novosti|공지|공지사항|소식)(?:[/._-]|$)|/bbs/board",
+    r"nyheder|nyheter|aktualnosci|aktualności|aktuality|novinky|vijesti|nea|νέα|"
+    r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|novyny|novini|novosti|공지|공지사항|소식)(?:[/._-]|$)"
+    r"|/bbs/board|/20\d\d/",
     re.IGNORECASE,
 )
+
+
+@lru_cache(maxsize=16384)
+def news_page(url: str) -> bool:
+    """Whether `url` is a news post's or a blog article's, or their listing's."""
+    return bool(_NEWS_PATH.search(unquote(urlsplit(url).path)))
 
 
 def _chat_service(href: str) -> str | None:
@@ -1502,9 +1604,9 @@ def _contact_rank(url: str) -> int:
     """2 on a contact page, 1 on a booking, legal or about page or a homepage ("/",
     "/de/"), 0 elsewhere: on a news post too ("/blog/holiday-hours-2024.html" says this
     year's holiday hours, not where the business is)."""
-    path = unquote(urlsplit(url).path)  # "/%CE%B5%CF%80…/": "/επικοινωνία/"
-    if _NEWS_PATH.search(path):
+    if news_page(url):
         return 0
+    path = unquote(urlsplit(url).path)  # "/%CE%B5%CF%80…/": "/επικοινωνία/"
     if _CONTACT_PATH.search(path):
         return 2
     return 1 if _BOOKING_PATH.search(path) or _LEGAL_PATH.search(path) or _homepage(path) else 0
