@@ -26,7 +26,9 @@ from ingest.extract.facts import (
     mentions_email,
     mentions_phone,
     names_full_day,
+    news_page,
 )
+from ingest.extract.templates import SITE_DOCUMENT_FRAGMENT
 from ingest.kb.store import Hit
 
 Kind = Literal["time", "price", "phone", "email", "address", "chat"]
@@ -55,7 +57,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"τι ώρα|τι ώρες|ωράριο|μέχρι τι ώρα|από τι ώρα|ώρες λειτουργίας|"
         r"o której|do której|od której|godziny otwarcia|w jakich godzinach|"
         r"v kolik|do kolika|od kolika|otevírací doba|kdy máte otevřeno|"
-        r"när öppnar|när stänger|öppettider|åbningstider|åpningstider|"
+        r"o koľkej|do koľkej|od koľkej|otváracie hodiny|ordinačné hodiny|kedy (?:máte otvorené|otvárate|zatvárate|ordinujete)|"
+        r"när öppnar|när stänger|öppettider|åbningstider|åpningstider|når (?:åpner|stenger)|hvornår (?:åbner|lukker)|"
         r"la ce or[ăa]|până la ce or[ăa]|de la ce or[ăa]|până la c[âa]t|până c[âa]nd|c[âa]nd (?:deschideți|închideți)|"
         r"programul|program de (?:lucru|funcționare|vară|iarnă)|orar(?:ul)?|hány órá\w*|meddig|mikortól|nyitvatartás\w*|mikor (?:nyit|zár)\w*|"
         r"mihin aikaan|monelta\w*|mihin asti|mistä asti|aukioloaj\w*|aukiolo\w*|milloin (?:te )?(?:olette|ootte|on) auki|"
@@ -64,7 +67,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"jam berapa|(?:buka|tutup) (?:dari |sampai |mulai )?jam|jam (?:buka|tutup|operasional|kerja|kantor)|sampai jam|"
         r"о котрій|до котрої|з котрої|графік\w*|години роботи|режим роботи|коли (?:ви )?(?:працюєте|відкриті|відчиняєтесь)|"
         r"u kol?i?ko sati|do kad[a]?|od kad[a]?|radno vrijeme|kad(?:a)? (?:radite|ste otvoreni)|"
-        r"во сколько|до скольки|со скольки|с какого времени|режим работы|часы работы|график\w*|когда (?:вы )?работаете)\b"
+        r"во сколько|до скольки|со скольки|с какого времени|режим работы|часы работы|график\w*|когда (?:вы )?работаете|"
+        r"в колко часа|до колко часа|от колко часа|работно време|кога (?:отваряте|затваряте|отваря|затваря))\b"
         r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|幾點|营业时间|營業時間|門診時間|看診時間"
         r"|กี่โมง|กี่ทุ่ม|เวลาเปิด|เวลาทำการ|لإيمتى|لايمتى|إيمتى|ايمتى|متى|الساعة كم|أي ساعة|ساعات الدوام|مواعيد"
         r"|(?<![\u05d0-\u05ea])(?:עד מתי|מאיזו שעה|מאיזה שעה|עד איזו שעה|עד איזה שעה|באיזו שעה|באיזה שעה|באיזה שעות|"
@@ -83,6 +87,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"πόσο (?:κοστίζει|κοστίζουν|κάνει|κάνουν|έχει)|τιμή|τιμές|κόστος|"
         r"ile (?:kosztuje|kosztują|płacę|zapłacę)|cena|ceny|cennik|koszt|"
         r"kolik (?:by |to )?(?:stojí|stál\w*|stojej|zaplatím|platím)|ceník|"
+        r"koľko (?:\w+ ){0,3}(?:stojí|stoja|stál\w*|bolo|bude|zaplatím|platím)|cenník|"
         r"vad kostar|hvad koster|hva koster|hur mycket|hvor (?:mye|meget)|kostar|koster|priser?|"
         r"c[âa]t (?:costă|costa|e|este|mă costă|ne costă|face|ar costa|ar fi)|pre[țţ]\w*|pretul|preturi\w*|tarif\w*|"
         r"mennyibe (?:kerül|kerülne)|mennyi(?:t)? kell fizet\w*|árak\w*|díj\w*|"
@@ -90,6 +95,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"bao nhiêu tiền|giá bao nhiêu|giá|bảng giá|(?<!số )(?:bao )?nhiêu(?=\s*(?:tiền|vậy|ạ|à|em|chị|anh|ha|nhỉ|[?,.!]|$))|chi phí|phí|tốn|"
         r"скільки (?:\w+ ){0,2}(?:коштує|коштують|коштуватиме|буде коштувати|стоїть|платити)|ціна|ціни|цін|вартість|прайс\w*|"
         r"сколько (?:\w+ ){0,2}(?:стоит|стоят|будет стоить|платить)|цена|цены|стоимость|"
+        r"колко (?:\w+ ){0,2}(?:струва|струват|излиза|излезе|плащам|плаща|платим|взимате)|колко е (?:цената|нощувката|допълнително)|цени|ценоразпис|такса|"
         r"harga\w*|biaya\w*|ongkos\w*|(?:sewa\w*|bayar|charge|kena|denda\w*|deposit\w*)(?: \w+){0,4} berapa|berapa (?:harga|biaya|ongkos|duit|rupiah|ribu)|"
         r"kol?i?ko (?:\w+ ){0,2}(?:košta|koštaju|košto|se plaća|plaćamo|bi bila|bi bilo|tražite)|cijena|cijene|cjenik)\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|多少錢|价格|價格|價錢|費用|收費|"
@@ -114,8 +120,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         re.IGNORECASE,
     ),
     "email": re.compile(
-        r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|posta elettronica|ηλεκτρονικ\w*|mejl\w*|sähköpost\w*|"
-        r"(?:електронн\w* )?пошт\w*|(?:электронн\w* )?почт\w*|імейл|емейл|имейл)\b"
+        r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|e-?post\w*|posta elettronica|ηλεκτρονικ\w*|mejl\w*|sähköpost\w*|"
+        r"(?:електронн\w* )?пошт\w*|(?:электронн\w* )?почт\w*|імейл\w*|емейл\w*|имейл\w*)\b"
         r"|이메일|메일|メール|邮箱|郵件|信箱|(?<=[\u4e00-\u9fff])e-?mail|อีเมล|إيميل|ايميل|بريد|מייל|דוא\"ל|דוא״ל|אימייל",
         re.IGNORECASE,
     ),
@@ -128,7 +134,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"dónde (?:están|está|queda|quedan|se encuentra)|anschrift|wo (?:seid|sind|genau|befinde\w*|finde)|"
         r"où (?:êtes|se trouve|vous trouver|sont)|dove (?:siete|si trova|vi trovate|sta)|"
         r"onde (?:fica|ficam|estão|é a clínica|vocês)|waar (?:zitten|zijn|is|vind)|nerede\w*|nerdesiniz|"
-        r"διεύθυνση|πού (?:βρίσκεστε|βρίσκεται|είστε)|gdzie|kde (?:jste|sídlíte|vás najdu|se nachází)|"
+        r"διεύθυνση|πού (?:βρίσκεστε|βρίσκεται|είστε)|gdzie|kde (?:jste|sídlíte|vás najdu|se nachází)|kde (?:presne )?(?:sa nachádza\w*|ste|vás nájdem|sídlite)|"
         r"var ligger|hvor (?:ligger|er i)|unde (?:sunteți|sunteti|vă aflați|va aflati|aveți|e|este|vă găsesc|vă găsim)|"
         r"pe ce stradă|hol (?:vagytok|vannak|van|található|találom|találhatók)|"
         r"osoite\w*|katuosoite\w*|missä (?:te )?(?:olette|ootte|sijaitsette|päin)|"
@@ -165,7 +171,7 @@ _TIME = re.compile(
 # "1,500円", "80 zł", "free". *ours*
 _PRICE = re.compile(
     r"[$€£¥₺₩₹₴₽]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$|VND|VNĐ|Rp\.?|IDR|UAH)\s?\d"
-    r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|lei|RON|Ft|HUF|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔|đ|₫|đồng|VND|VNĐ|грн|₴|UAH|гривень|гривні|руб|₽|рублей)(?!\w)"
+    r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|lei|RON|Ft|HUF|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔|đ|₫|đồng|VND|VNĐ|грн|₴|UAH|гривень|гривні|руб|₽|рублей|лв|лева)(?!\w)"
     r"|\d+\s?만\s?원|\d[\d.,]*\s?(?:元|บาท|دينار|د\.أ|₪|ש\"ח|ש״ח|ש''ח|שח(?![\u05d0-\u05ea])|שקל\w*|(?-i:ILS|NIS)\b)"
     r"|(?:NT\$|THB|฿|JOD|₪)\s?\d|\b(?-i:ILS|NIS)\s?\d"
     r"|(?<!feel )(?<![-\w])free\b|\b(?:gratis|gratuit\w*|kostenlos|gratuito|ücretsiz|δωρεάν|bezpłatn\w*|zdarma|ingyen\w*)\b"
@@ -191,9 +197,9 @@ ASKED_FIRST_MIN_SHARE = 0.6
 # the business opens on a day is a question for that day's hours. *ours*
 _OPEN = re.compile(
     r"\b(?:open|opened|offen|geöffnet|abren|abierto|abiertos|abrís|ouvert|ouverts|ouvrez|aperti|aperto|aprite|"
-    r"aberto|abertos|abrem|geopend|open zijn|açık|açıkmısınız|czynne|otwarte|otevřeno|máte otevřeno|öppet|öppna|"
+    r"aberto|abertos|abrem|geopend|open zijn|açık|açıkmısınız|czynne|otwarte|otevřeno|máte otevřeno|otvorené|ordinujete|öppet|öppna|"
     r"åbent|åpent|ανοιχτά|ανοιχτό|deschis|deschideți|nyitva|auki|avoinna|mở cửa|buka|працюєте|працює|відкриті|"
-    r"работаете|работает|открыты|otvoreni|otvoreno|radite)\b|영업|営業|開いて|有開|開門|看診|營業|เปิด|فاتحين|بتفتحوا|تفتحون|مفتوحين|فاتح|"
+    r"работаете|работает|открыты|работите|отворено|отворена|отворени|otvoreni|otvoreno|radite)\b|영업|営業|開いて|有開|開門|看診|營業|เปิด|فاتحين|بتفتحوا|تفتحون|مفتوحين|فاتح|"
     r"פתוחים|פתוח|פתוחה|עובדים|לקפוץ|לבוא",
     re.IGNORECASE,
 )
@@ -230,7 +236,9 @@ def _days_named(text: str) -> frozenset[int]:
     return frozenset(days_of(text))
 
 
-def asked_first(hits: list[Hit], kinds: tuple[Kind, ...], days: frozenset[int] = frozenset()) -> list[Hit]:
+def asked_first(
+    hits: list[Hit], kinds: tuple[Kind, ...], days: frozenset[int] = frozenset(), weekly: bool = False
+) -> list[Hit]:
     """`hits`, the first of them not holding every kind asked for preceded by the best
     placed one that does, if it scored at least ASKED_FIRST_MIN_SHARE of the first. Only
     the first place changes: an answer that is said in words ("the kitchen closes half
@@ -239,18 +247,44 @@ def asked_first(hits: list[Hit], kinds: tuple[Kind, ...], days: frozenset[int] =
     `days` (asked_days) wants a passage that also names one of them: a Turkish
     dentist's "Cumartesi … kaça kadar?" got the Korean page's weekday hours first, and
     the line "Cumartesi 09:00 – 14:00" third. Failing one, a passage with any time goes
-    first, as for a question naming no day."""
+    first, as for a question naming no day.
+
+    A question for a weekday's hours that names no date (`weekly`, asks_weekly) asks for
+    the business's week, which a news post does not state (`news_page`): "Hoe laat gaan
+    jullie donderdag dicht?" got first the post on last Christmas's closing, "from
+    Thursday 24 December to Friday 1 January we are closed", and the summer-hours post of
+    two years ago for "szombaton meddig vannak nyitva?". Such a question gets a standing
+    page's passage naming the day first when one matched as well as the floor."""
     if not kinds or not hits:
         return hits
     floor = ASKED_FIRST_MIN_SHARE * hits[0].score
-    wanted = [lambda h: _holds_all(h, kinds) and bool(_days_named(h.payload.get("text", "")) & days)] if days else []
-    for good in [*wanted, lambda h: _holds_all(h, kinds)]:
+    named = [lambda h: _holds_all(h, kinds) and bool(_days_named(h.payload.get("text", "")) & days)] if days else []
+    standing = [lambda h: named[0](h) and _standing(h.payload.get("url", ""))] if weekly and named else []
+    for good in [*standing, *named, lambda h: _holds_all(h, kinds)]:
         if good(hits[0]):
             return hits
         for i, hit in enumerate(hits[1:], 1):
             if hit.score >= floor and good(hit):
                 return [hit, *hits[:i], *hits[i + 1 :]]
     return hits
+
+
+def _standing(url: str) -> bool:
+    """A page that states how things are, not how they were on a day: no news post, and
+    not the site-wide template, which is the last part of a site to be brought up to date
+    (the Seoul clinic's footer still says "목 야간 ~21:00" beside the notice and the hours
+    page's 20:30)."""
+    return not news_page(url) and not url.endswith(SITE_DOCUMENT_FRAGMENT)
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def asks_weekly(question: str, days: frozenset[int]) -> bool:
+    """Whether a question for a time (`days`: asked_days) asks for a weekday of the
+    regular week: it names a day and no date ("What time do you close on Thursday?",
+    not "Are you open on Thursday the 24th?", nor "… Thursday 24.12.")."""
+    return bool(days) and not _DIGIT.search(question)
 
 
 def holds_every(text: str, kinds: tuple[Kind, ...]) -> bool:

@@ -26,7 +26,7 @@ from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
 from ingest.kb.state import StateStore
 from ingest.kb.store import Hit, SearchMode, SharedStore, open_existing_store
 from ingest.settings import Settings, load_settings
-from retrieval.asked import asked_days, asked_first, asked_kinds, holds_every
+from retrieval.asked import asked_days, asked_first, asked_kinds, asks_weekly, holds_every
 from retrieval.check import AnswerCheck
 
 log = logging.getLogger(__name__)
@@ -620,7 +620,8 @@ class Searcher:
         )
         calibrated = fused  # the order the confidence models were fitted on
         kinds = asked_kinds(query)
-        fused = asked_first(fused, kinds, asked_days(query, kinds))
+        days = asked_days(query, kinds)
+        fused = asked_first(fused, kinds, days, asks_weekly(query, days))
         found = (  # made as far as collapse_near_duplicates reads: its first k kept, of up to 80
             SearchHit(
                 text=h.payload.get("text", ""),

@@ -3,7 +3,7 @@
 import pytest
 
 from ingest.kb.store import Hit
-from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_days, asked_first, asked_kinds, holds
+from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_days, asked_first, asked_kinds, asks_weekly, holds
 
 
 @pytest.mark.parametrize(
@@ -42,6 +42,20 @@ from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_days, asked_first, aske
         ("Hány órától vagytok nyitva szombaton?", ("time",)),
         ("Mennyibe kerül egy hajvágás?", ("price",)),
         ("Hol található az üzlet?", ("address",)),
+        ("Hva er e-postadressen deres?", ("email",)),
+        ("Vad är er e-postadress?", ("email",)),
+        ("når stenger dere på lørdag?", ("time",)),
+        ("Hvornår lukker I om fredagen?", ("time",)),
+        ("Koľko u vás teraz stojí bežné vyšetrenie?", ("price",)),
+        ("Koľko by ma stál röntgen?", ("price",)),
+        ("Do koľkej máte otvorené v piatok?", ("time",)),
+        ("máte otvorené aj v sobotu dopoludnia?", ("time",)),
+        ("kde presne sa nachádzate?", ("address",)),
+        ("Здравейте, колко струва една двойна стая на нощ?", ("price",)),
+        ("в събота до колко часа е отворена механата?", ("time",)),
+        ("Работите ли в понеделник?", ("time",)),
+        ("Кажете ми имейла ви, моля", ("email",)),
+        ("Вие колко сте далече от крепостта?", ()),  # how far, not how much
         ("Pot să rezerv prin e-mail?", ()),
         ("Câte locuri are microbuzul?", ()),
         # Not asking for a value, or naming only the way to ask.
@@ -81,6 +95,7 @@ def test_the_kind_of_value_asked_for_is_told_in_the_callers_languages(question, 
         ("price", "The consultation is free.", True),
         ("price", "We take a deposit equal to the first night's stay.", False),
         ("price", "Feel free to ask for gluten-free bread.", False),
+        ("price", "| Двойна стая | 90 лв. |", True),
         ("phone", "Tel. +49 761 234 56 78", True),
         ("phone", "Open since 2019-2024", False),
         ("phone", "Open 10.00 - 18.00", False),
@@ -359,3 +374,56 @@ def test_a_chat_link_or_id_is_held_unless_someone_elses():
     assert holds("chat", "Chat: https://line.me/R/ti/p/@kangfu-tp (LINE)") and holds("chat", "LINE: @kangfu-tp")
     assert holds("chat", "KakaoTalk ID: gulumse_dental") and not holds("chat", "Line up at 9, doors at 10")
     assert not holds("chat", "Webdesign: Studio X, Telegram: @studiox")
+
+
+def _at(url: str, pid: str, score: float, text: str) -> Hit:
+    return Hit(id=pid, score=score, payload={"text": text, "url": url})
+
+
+def test_a_weekday_s_hours_come_from_a_standing_page_not_a_news_post():
+    # The Utrecht bike shop: "what time do you close on Thursday?" matched best the post
+    # on last Christmas's closing, which names a Thursday and a time.
+    question = "Hoe laat gaan jullie donderdag dicht?"
+    days = asked_days(question, asked_kinds(question))
+    assert days == {3} and asks_weekly(question, days)
+    post = _at(
+        "https://f.example/nieuws/kerstsluiting-2026/",
+        "post",
+        0.030,
+        "Van donderdag 24 december tot en met vrijdag 1 januari zijn we gesloten. Vanaf zaterdag 9.30 – 17.00 uur.",
+    )
+    template = _at(
+        "https://f.example/#site-wide", "template", 0.029, "Openingstijden: di–vr 9.00 – 18.00, do tot 21.00"
+    )
+    hours = _at("https://f.example/openingstijden/", "hours", 0.028, "| Donderdag | 9.00 – 20.00 |")
+    hits = [post, template, hours]
+    assert [h.id for h in asked_first(hits, ("time",), days, weekly=True)] == ["hours", "post", "template"]
+    # A question naming a date asks for that date, which a post may well answer.
+    dated = "Hoe laat gaan jullie donderdag 24 december dicht?"
+    assert not asks_weekly(dated, asked_days(dated, asked_kinds(dated)))
+    assert asked_first(hits, ("time",), days, weekly=False) == hits
+    # With no standing page that names the day, the post keeps its place.
+    assert asked_first([post, template], ("time",), days, weekly=True) == [post, template]
+    # Nor does a standing page that matched far worse take it.
+    far = _at(
+        "https://f.example/openingstijden/",
+        "hours",
+        0.030 * ASKED_FIRST_MIN_SHARE * 0.9,
+        "| Donderdag | 9.00 – 20.00 |",
+    )
+    assert asked_first([post, far], ("time",), days, weekly=True) == [post, far]
+
+
+@pytest.mark.parametrize(
+    "question, weekly",
+    [
+        ("What time do you close on Thursday?", True),
+        ("szombaton meddig vannak nyitva?", True),
+        ("Are you open on Thursday the 24th?", False),
+        ("Do you close at 6 on Saturdays?", False),
+        ("What time do you close?", False),  # no day: no week asked for
+        ("¿Qué horario tenéis el ٢٤ de diciembre, el jueves?", False),  # any script's digits
+    ],
+)
+def test_a_question_asks_for_the_week_when_it_names_a_day_and_no_date(question, weekly):
+    assert asks_weekly(question, asked_days(question, asked_kinds(question))) is weekly
