@@ -132,18 +132,23 @@ _PERSIAN_URDU = re.compile(r"[\u067e\u0686\u0698\u06a9\u06af\u06cc\u0679\u0688\u
 def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
     """The query's language among the site's languages and English (callers ask in
     English everywhere), else among every language BM25 analyses (a Spanish caller to
-    an English site), or None when unclear. Korean, Thai, Arabic, Japanese and Chinese
-    are told by their scripts."""
+    an English site), or None when unclear. Korean, Thai, Arabic, Persian, Hebrew,
+    Japanese and Chinese are told by their scripts."""
     if _HANGUL.search(query):
         return "ko"
     if len(_VIETNAMESE.findall(query)) >= 2:
         return "vi"  # no stemmer here, but its letters tell it
     latin = len(_LATIN.findall(query))
     for lang, script in _SCRIPTS:
-        if not script.search(query) or (lang == "ar" and _PERSIAN_URDU.search(query)):
+        if not script.search(query):
             continue
         if len(script.findall(query)) + (len(_HAN.findall(query)) if lang == "ja" else 0) < latin:
             continue  # "Do you sell 烏龍茶?" stays English
+        site = site_languages(business_languages)
+        if lang == "ar" and (_PERSIAN_URDU.search(query) or "fa" in site - {"ar"}):
+            if "ur" in site - {"fa"}:
+                continue  # Urdu: no analysis here
+            return "fa"  # Persian's own letters, or a Persian site's (keyboards type Arabic's "ي")
         if lang == "zh" and "ja" in site_languages(business_languages) - {"zh"}:
             return "ja"  # "営業時間" on a Japanese site: Han letters alone
         return lang

@@ -56,6 +56,14 @@ from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_days, asked_first, aske
         ("Работите ли в понеделник?", ("time",)),
         ("Кажете ми имейла ви, моля", ("email",)),
         ("Вие колко сте далече от крепостта?", ()),  # how far, not how much
+        ("ببخشید جرم‌گیری پیش شما چقدر درمیاد؟", ("price",)),
+        ("ویزیتتون چنده؟", ("price",)),
+        ("تا مطب چقدر راهه؟", ()),  # how far
+        ("پنجشنبه‌ها تا ساعت چند باز هستید؟", ("time",)),
+        ("سه‌شنبه عصر باز هستین؟", ("time",)),
+        ("میشه شماره واتساپتونو بدید؟", ("phone",)),
+        ("ایمیل کلینیک چیه؟", ("email",)),
+        ("آدرس دقیق رو می‌گید؟", ("address",)),
         ("Pot să rezerv prin e-mail?", ()),
         ("Câte locuri are microbuzul?", ()),
         # Not asking for a value, or naming only the way to ask.
@@ -96,6 +104,8 @@ def test_the_kind_of_value_asked_for_is_told_in_the_callers_languages(question, 
         ("price", "We take a deposit equal to the first night's stay.", False),
         ("price", "Feel free to ask for gluten-free bread.", False),
         ("price", "| Двойна стая | 90 лв. |", True),
+        ("price", "| جرم‌گیری | ۱٬۲۰۰٬۰۰۰ تومان |", True),
+        ("time", "شنبه تا چهارشنبه ۹:۰۰ تا ۱۴:۰۰", True),
         ("phone", "Tel. +49 761 234 56 78", True),
         ("phone", "Open since 2019-2024", False),
         ("phone", "Open 10.00 - 18.00", False),

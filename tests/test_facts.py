@@ -129,6 +129,7 @@ def test_the_card_is_labelled_in_the_languages_whose_contact_pages_it_reads():
     assert card_markdown(card, ["no"]) == card_markdown(card, ["nb"])
     assert "Otváracie hodiny / Opening hours:" in card_markdown(card, ["sk"])
     assert card_markdown(card, ["bg"]).startswith("# Контакти / Contact")
+    assert "ساعات کاری / Opening hours:" in card_markdown(card, ["fa"])
 
 
 def test_a_page_in_another_language_than_it_declares_is_read_in_its_own():
@@ -247,6 +248,13 @@ def test_polish_czech_and_nordic_weeks_are_read():
         # Bulgarian, whose Tuesday is Russian's
         ("Понеделник – почивен ден", {0}),
         ("вторник – неделя: 12:00 – 23:00", set(range(1, 7))),
+        # Persian: Saturday, then the days counted from it, written with or without a
+        # half-space; "پنج جمعه" is five Fridays
+        ("شنبه تا چهارشنبه ۹:۰۰ تا ۱۴:۰۰ و ۱۷:۰۰ تا ۲۱:۰۰", {5, 6, 0, 1, 2}),
+        ("پنجشنبه‌ها ۹:۰۰ تا ۱۴:۰۰", {3}),
+        ("سه شنبه و یکشنبه", {1, 6}),
+        ("جمعه تعطیل", {4}),
+        ("پنج جمعه", set()),
     )
     # A Kraków workshop's contact page: its week, Sunday closed, comes before the English page's.
     kontakt = parse_html(
@@ -1481,6 +1489,7 @@ def test_review_of_the_hebrew_and_thai_readings():
         ("https://w.example/aktualnosci/swieta-2026.html", True),
         ("https://y.example/aktuality/workshop-jin-jogy.html", True),
         ("https://h.example/nea/pasxa-2025/", True),
+        ("https://n.example/akhbar/taghir-saat-kari-1403/", True),
         ("https://k.example/%EA%B3%B5%EC%A7%80/12", True),  # 공지, as browsers send it
         ("https://blog.example/2025/12/19/what-do-people-love-about-it", True),  # a dated permalink
         ("https://g.example/hours-location/", False),
@@ -1490,3 +1499,25 @@ def test_review_of_the_hebrew_and_thai_readings():
 )
 def test_a_news_post_is_told_by_its_address(url, news):
     assert news_page(url) is news
+
+
+def test_a_persian_clinics_week_from_its_contact_page_and_not_from_an_old_post():
+    # A Shiraz dental clinic: the week starts on Saturday, Friday is closed, times are in
+    # Persian digits joined by "تا"; a post dated ۱۴۰۳ gives last year's hours.
+    contact = parse_html(
+        page(
+            "<h1>تماس با ما</h1><h2>ساعات کاری</h2><p>شنبه تا چهارشنبه ۹:۰۰ تا ۱۴:۰۰ و ۱۷:۰۰ تا ۲۱:۰۰</p>"
+            "<p>پنجشنبه ۹:۰۰ تا ۱۴:۰۰</p><p>جمعه تعطیل</p>",
+            lang="fa",
+        ),
+        "https://d.example/contact/",
+    )
+    post = parse_html(
+        page("<h1>تغییر ساعات کاری</h1><p>از ۱ مهر ۱۴۰۳ سه‌شنبه‌ها ۸:۳۰ تا ۱۲:۳۰</p>", lang="fa"),
+        "https://d.example/news/taghir-saat-kari-1403/",
+    )
+    card = contact_card([(d.url, d.facts) for d in (contact, post)])
+    hours = [f.value for f in card if f.kind == "hours"]
+    # in the order of the week as the card counts it, from Monday
+    assert hours == ["پنجشنبه ۹:۰۰ تا ۱۴:۰۰", "جمعه تعطیل", "شنبه تا چهارشنبه ۹:۰۰ تا ۱۴:۰۰ و ۱۷:۰۰ تا ۲۱:۰۰"], hours
+    assert card_markdown(card, ["fa"]).startswith("# تماس با ما / Contact")

@@ -12,6 +12,7 @@ def test_language_codes_map_to_their_stemmer_or_plain():
     assert analysis_language("EN") == "en"
     assert analysis_language("ko") == PLAIN and analysis_language("") == PLAIN
     assert analysis_language("pl-PL") == "pl"  # no stemmer, but its stopwords
+    assert analysis_language("fa-IR") == "fa"
 
 
 def test_spanish_stemming_matches_inflections_and_accents():
@@ -92,3 +93,9 @@ def test_hebrew_words_share_terms_without_the_letters_written_onto_them():
     assert _shared(hours, "he", "אפשר לקפוץ אליכם בשבת בבוקר", ("he", "en")) == 1  # שבת
     assert _shared(hours, "he", "והמחיר של כוונון?", ("he",)) >= 2  # מחיר, כוונון (and their cut forms)
     assert _shared(hours, "he", "יש חניה ליד החנות?", ("he",)) == 0  # parking: not on the page
+
+
+def test_persian_questions_share_their_words_and_not_their_stopwords():
+    doc = "ساعات کاری مطب: شنبه تا چهارشنبه ۹ تا ۱۴"
+    assert _shared(doc, "fa", "ساعات کاری مطب چیه؟", ("fa",)) == 3  # ساعات, کاری, مطب
+    assert _shared("این را از ما بپرسید", "fa", "از این", ("fa",)) == 0  # "از" (from), "این" (this)

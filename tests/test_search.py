@@ -65,7 +65,11 @@ def test_thai_arabic_chinese_and_japanese_are_told_by_their_scripts():
     )  # fewer Hebrew letters
     assert language_of("掛號費要多少錢", ("zh-TW", "en")) == "zh"
     assert language_of("土曜日は何時まで営業していますか", ("ja", "en")) == "ja"  # kanji and kana
-    assert language_of("این آدرس کجاست؟", ("en",)) != "ar"  # Persian's own letters
+    assert language_of("این آدرس کجاست؟", ("en",)) == "fa"  # Persian's own letters
+    assert language_of("سه‌شنبه عصر باز هستین؟", ("fa", "en")) == "fa"
+    # typed on an Arabic keyboard ("ي", "ك"): Persian on a Persian site, Arabic on an Arabic one
+    assert language_of("آدرس كلينيك", ("fa", "en")) == "fa"
+    assert language_of("آدرس كلينيك", ("ar", "en")) == "ar"
     # a word or two of another script in an English question leaves it English
     assert language_of("Do you sell 烏龍茶 by the kilo?", ("en", "zh")) == "en"
     assert language_of("営業時間", ("ja", "en")) == "ja"  # kanji alone, on a Japanese site

@@ -327,6 +327,16 @@ LABELS: dict[str, dict[str, str]] = {
         "booking": "الحجز",
         "title": "اتصل بنا",
     },
+    "fa": {
+        "phone": "تلفن",
+        "whatsapp": "واتساپ",
+        "chat": "چت",
+        "email": "ایمیل",
+        "address": "نشانی",
+        "hours": "ساعات کاری",
+        "booking": "نوبت‌دهی",
+        "title": "تماس با ما",
+    },
     "bg": {
         "phone": "Телефон",
         "whatsapp": "WhatsApp",
@@ -373,6 +383,7 @@ _HOURS_WORDS = re.compile(
     r"графік роботи|години роботи|режим роботи|працюємо|график работы|режим работы|часы работы|работаем|работно време|отворено|работим|"
     r"radno vrijeme|otvoreno|radimo|ساعات العمل|ساعات الدوام|أوقات العمل|مواعيد العمل|الدوام|"
     r"שעות פתיחה|שעות הפתיחה|שעות פעילות|שעות הפעילות|פתוח|פתוחים|פתוחה)\b|"
+    r"ساعات کاری|ساعت کاری|ساعات پذیرش|زمان پذیرش|ساعات کار|"
     r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間|門診時間|看診時間|"
     r"เวลาทำการ|เวลาเปิด(?:ทำการ|บริการ)?",
     re.IGNORECASE,
@@ -479,6 +490,11 @@ _THAI_NAMES = ["จันทร์", "อังคาร", "พุธ", "พฤ�
 _THAI_NAME = "(?:" + "|".join(sorted([*_THAI_NAMES, "พฤหัส"], key=len, reverse=True)) + ")"  # and Thursday short
 _THAI_DAY = "วัน" + _THAI_NAME
 _THAI_EVERY_DAY = "ทุกวัน(?!" + _THAI_NAME + ")"  # "เปิดทุกวัน" (open every day); "ทุกวันอังคาร" is every Tuesday
+# Persian days: Saturday, "شنبه", and the days after it counted from it ("یکشنبه", one-Saturday,
+# is Sunday; "سه‌شنبه" or "سه شنبه" Tuesday), then Friday, "جمعه"; and their plurals
+# ("شنبه‌ها"). Arabic keyboards type "ي" and "ك" for Persian's "ی" and "ک". *ours*
+_FA = "\u0620-\u064a\u066e-\u06d3"  # letters: not "،" or "؟"
+_PERSIAN_DAY = f"(?<![{_FA}])(?:([یي][کك]|دو|سه|چهار|پنج)[\u200c ]?)?(شنبه|جمعه)(?:\u200c?ها)?(?![{_FA}])"
 _DAY = re.compile(
     r"\b("
     + "|".join([*sorted((n for names in _WEEK for n in names if len(n) > 2), key=len, reverse=True), *_EVERY_DAY])
@@ -492,7 +508,8 @@ _DAY = re.compile(
     + _THAI_DAY
     + "|"
     + _THAI_EVERY_DAY
-    + r"|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+",
+    + r"|(?<![\u4e00-\u9fff])[月火水木金土日](?:\s*[・·、]\s*[月火水木金土日])+|"
+    + _PERSIAN_DAY,
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -504,7 +521,9 @@ _FULL_DAY = re.compile(
     + r")\b|(?-i:\bMinggu\b)|\bп['’ʼ]ятниц\w*|[월화수목금토일]요일|[月火水木金土日]曜|"
     + _CHINESE_DAY
     + "|"
-    + _THAI_DAY,
+    + _THAI_DAY
+    + "|"
+    + _PERSIAN_DAY,
     re.IGNORECASE,
 )
 _CLOSED = re.compile(
@@ -514,6 +533,7 @@ _CLOSED = re.compile(
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息|"
     r"\b(?:مغلق|مغلقة|مغلقين|مسكر|مسكّر|مسكرين|مسكّرين|مقفل|عطلة|إجازة|اجازة)\b|\b(?:ne radimo|neradni dan|neradno)\b|"
     r"(?<![\u05d0-\u05ea])ו?(?:סגור|סגורה|סגורים|סגורות)(?![\u05d0-\u05ea])|"
+    r"(?<![\u0620-\u064a\u066e-\u06d3])(?:تعطیل|تعطيل)(?:ه|یم|ید|ین)?(?![\u0620-\u064a\u066e-\u06d3])|"
     # Thai "ปิด" (closed) is inside "เปิด" (open): "เปิดบริการ", "เปิดทุกวัน"
     r"店休|不營業|不营业|(?<!เ)ปิด(?:ทำการ|บริการ|ทุก|วัน)|หยุดทำการ|หยุดประจำ|หยุดทุก|(?<![ก-๛])(?:ปิด|หยุด)(?![ก-๛])|"
     r"(?<=[ก-๛])(?<!เ)ปิด(?![ก-๛])",
@@ -538,7 +558,7 @@ _AR_DAYTIME = r"(?:صباح|مساء|ظهر|عصر|ليل)(?:اً|ًا|ا|ً)?|[
 _AR_AFTERNOON = ("مساء", "ظهر", "عصر", "ليل", "م")
 _TIME_RANGE = re.compile(
     r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.|" + _AR_DAYTIME + r")?\s*"
-    r"(?:-|–|—|~|～|〜|－|to|bis|a|hasta|ile|حتى|إلى|الى|لغاية)"
+    r"(?:-|–|—|~|～|〜|－|to|bis|a|hasta|ile|حتى|إلى|الى|لغاية|تا)"
     # "das 8h00 às 22h00", "de 10h à 18h", "van 9.00 tot 18.00": these words join times
     # written as times ("2 tot 4 fietsen" is no range of hours)
     r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até|do|έως|εως))\s*(?:오전|오후|الساعة)?\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
@@ -549,7 +569,7 @@ _TIME_RANGE = re.compile(
 _TODAY = re.compile(r"\b(?:today|tonight|heute|hoy|aujourd'hui|aujourd’hui|oggi|vandaag|hoje|bugün)\b|오늘")
 # A dated line is an event, not the hours (a phone's digits are not): 2024, Thailand's 2567,
 # Taiwan's 113年.
-_YEAR = re.compile(r"(?<!\d)(?:19|20|25)\d\d(?!\d)|(?<!\d)1[01]\d(?=\s*年)")
+_YEAR = re.compile(r"(?<!\d)(?:19|20|25)\d\d(?!\d)|(?<!\d)1[01]\d(?=\s*年)|(?<!\d)۱۴[۰-۹]{2}(?!\d)")  # and Iran's ۱۴۰۴
 # An opening time without a closing one, or the other way round: "Montags ab 18 Uhr",
 # "every Monday from 6pm", "desde las 20:00", "18:00'den itibaren", "오후 6시부터",
 # "Donnerstag Abendverkauf bis 20.00 Uhr"; the time carries a unit or minutes ("ab 5
@@ -976,7 +996,7 @@ def _as_written(a, value: str) -> str:
 # 예약 오픈 안내", "Online booking now open") is news, not a way to book. *ours*
 _NEWS_PATH = re.compile(
     r"/(?:news|notice|notices|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
-    r"nyheder|nyheter|aktualnosci|aktualności|aktuality|novinky|vijesti|nea|νέα|"
+    r"nyheder|nyheter|aktualnosci|aktualności|aktuality|novinky|vijesti|nea|νέα|akhbar|اخبار|أخبار|"
     r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|novyny|novini|novosti|공지|공지사항|소식)(?:[/._-]|$)"
     r"|/bbs/board|/20\d\d/",
     re.IGNORECASE,
@@ -1588,7 +1608,7 @@ _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; 
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
     r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
     r"오시는|연락|영업시간|yhteystiedot|ota-yhteytta|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás|"
-    r"lien-he|lienhe|liên-hệ|kontak|hubungi|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר",
+    r"lien-he|lienhe|liên-hệ|kontak|hubungi|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר|tamas|تماس",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
@@ -1801,7 +1821,7 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
     r"^\s*\.?\s*(?:-|–|—|־|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|по|до|"
-    r"부터|から|至|到|ถึง|إلى|الى|حتى|لغاية|עד)\s*$",
+    r"부터|から|至|到|ถึง|إلى|الى|حتى|لغاية|עד|تا)\s*$",
     re.IGNORECASE,
 )
 _KOREAN_DAY = re.compile(r"(?<![가-힣])([월화수목금토일])(?:요일|(?![가-힣]))")
@@ -1989,6 +2009,21 @@ def _hebrew_days(text: str) -> list[tuple[int, int, int]]:
     return sorted(found)
 
 
+_PERSIAN_MENTION = re.compile(_PERSIAN_DAY)
+_PERSIAN_COUNT = {"": 5, "یک": 6, "يک": 6, "یك": 6, "يك": 6, "دو": 0, "سه": 1, "چهار": 2, "پنج": 3}
+
+
+def _persian_days(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, weekday) of each Persian day (_PERSIAN_DAY); "پنج جمعه" is five Fridays."""
+    found = []
+    for m in _PERSIAN_MENTION.finditer(text):
+        if m.group(2) == "شنبه":
+            found.append((m.start(), m.end(), _PERSIAN_COUNT[m.group(1) or ""]))
+        elif not m.group(1):
+            found.append((m.start(2), m.end(), 4))
+    return found
+
+
 def _short_days(text: str) -> list[tuple[int, int, int]]:
     """(start, end, weekday) of each short day name in one of _SHORT_WEEKS."""
     names = list(_SHORT_NAME.finditer(text))
@@ -2038,7 +2073,7 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
     found += [mention for m in _VI_RANGE.finditer(text) for mention in _vi_range(m)]
     found += [(m.start(), m.end(), 0) for m in _ID_MONDAY.finditer(text)]
     found += [(m.start(), m.end(), 4) for m in _UK_FRIDAY.finditer(text)]
-    found += _thai_days(text) + _thai_short_days(text) + _hebrew_days(text)
+    found += _thai_days(text) + _thai_short_days(text) + _hebrew_days(text) + _persian_days(text)
     found += [(m.start(1), m.end(1), _WEEKDAY_OF[m.group(1)]) for m in _AR_AND_DAY.finditer(text)]
     short = _short_days(text)
     found = [f for f in found if not any(start == f[0] for start, _, _ in short)] + short

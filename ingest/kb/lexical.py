@@ -33,7 +33,7 @@ from functools import cache
 import qdrant_edge as qe
 import stopwordsiso
 
-SCHEME = "bm25-snowball-cjk-thai-hebrew-5"
+SCHEME = "bm25-snowball-cjk-thai-hebrew-persian-6"
 _WORDS = re.compile(r"\w+")
 PLAIN = ""
 
@@ -61,7 +61,7 @@ _SNOWBALL = {
 }
 # Languages without a Snowball stemmer analysed with their stopwords alone (stopwords-iso;
 # its lists for other such languages hold content words: Slovenian's month names).
-_STOPWORDS_ONLY = frozenset({"pl", "cs", "sk", "hr", "uk", "he"})
+_STOPWORDS_ONLY = frozenset({"pl", "cs", "sk", "hr", "uk", "he", "fa"})
 # Folding "ı" to "i" and "ş" to "s" before the Turkish stemmer breaks its suffix rules
 # ("ışığı" no longer finds "ışık"); voice transcripts spell Turkish with its letters.
 _NO_FOLDING = {"tr"}
