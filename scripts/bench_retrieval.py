@@ -95,6 +95,15 @@ SITES = {
     # and the round's last held-out site, measured once after its changes: a Haifa dairy
     # restaurant with catering and a cooking workshop (he, five en pages).
     "kitchen": (REPO / "scripts" / "answer_sites" / "kitchen", ("www.beit-hashef-haifa.example",)),
+    # The fourteenth round's, each measured once as it came, then read and tuned on: a Bergen
+    # salon (nb), a Košice vet (sk), a Veliko Tarnovo guesthouse (bg), a Shiraz dental clinic
+    # (fa, right to left, Persian digits), and the round's last held-out site, an Isfahan
+    # bakery-café (fa); five en pages each, dated news posts with last year's hours and prices.
+    "frisor": (REPO / "scripts" / "answer_sites" / "frisor", ("www.frisor-bryggen.example",)),
+    "veterina": (REPO / "scripts" / "answer_sites" / "veterina", ("www.veterina-kosice.example",)),
+    "kashta": (REPO / "scripts" / "answer_sites" / "kashta", ("www.kashta-tsarevets.example",)),
+    "dandan": (REPO / "scripts" / "answer_sites" / "dandan", ("www.dandanpezeshki-shiraz.example",)),
+    "nanvai": (REPO / "scripts" / "answer_sites" / "nanvai", ("www.nanvai-isfahan.example",)),
 }
 
 

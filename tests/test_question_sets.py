@@ -20,6 +20,7 @@ QUESTIONS = REPO / "scripts" / "questions"
 ANSWERS = {"en", "es", "de", "fr", "it", "pt", "nl", "tr", "ko", "ja", "el", "pl", "cs"}
 ANSWERS |= {"ro", "fi", "hu", "sv", "vi", "id", "uk"}  # the trial sites' languages
 ANSWERS |= {"zh", "th", "ar", "hr", "he", "ru", "da"}
+ANSWERS |= {"nb", "sk", "bg", "fa"}
 
 
 def _visible(file: Path) -> list[str]:
