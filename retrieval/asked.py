@@ -27,6 +27,7 @@ from ingest.extract.facts import (
     mentions_phone,
     names_full_day,
     news_page,
+    spoken_days,
 )
 from ingest.extract.templates import SITE_DOCUMENT_FRAGMENT
 from ingest.kb.store import Hit
@@ -73,7 +74,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"|กี่โมง|กี่ทุ่ม|เวลาเปิด|เวลาทำการ|لإيمتى|لايمتى|إيمتى|ايمتى|متى|الساعة كم|أي ساعة|ساعات الدوام|مواعيد"
         r"|(?<![\u05d0-\u05ea])(?:עד מתי|מאיזו שעה|מאיזה שעה|עד איזו שעה|עד איזה שעה|באיזו שעה|באיזה שעה|באיזה שעות|"
         r"מתי (?:אתם )?(?:פותחים|סוגרים|פתוחים)|ה?שעות (?:ה)?(?:פתיחה|פעילות))"
-        r"|(?<![\u0620-\u064a\u066e-\u06d3])(?:ساعت چند|تا ساعت چند|از ساعت چند|تا چه ساعتی|چه ساعتی|ساعات? کاری|ساعات پذیرش|"
+        r"|(?<![\u0620-\u064a\u066e-\u06d3])(?:ساعت چند|تا ساعت چند|از ساعت چند|تا چه ساعتی|چه ساعتی|ساعا?ت کاری|ساعات پذیرش|"
         r"کی (?:باز|تعطیل)|تا کی (?:باز|هستید|هستین))",
         re.IGNORECASE,
     ),
@@ -89,7 +90,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"πόσο (?:κοστίζει|κοστίζουν|κάνει|κάνουν|έχει)|τιμή|τιμές|κόστος|"
         r"ile (?:kosztuje|kosztują|płacę|zapłacę)|cena|ceny|cennik|koszt|"
         r"kolik (?:by |to )?(?:stojí|stál\w*|stojej|zaplatím|platím)|ceník|"
-        r"koľko (?:\w+ ){0,3}(?:stojí|stoja|stál\w*|bolo|bude|zaplatím|platím)|cenník|"
+        r"koľko (?:\w+ ){0,3}(?:stojí|stoja|stál\w*|zaplatím|platím)|cenník|"
         r"vad kostar|hvad koster|hva koster|hur mycket|hvor (?:mye|meget)|kostar|koster|priser?|"
         r"c[âa]t (?:costă|costa|e|este|mă costă|ne costă|face|ar costa|ar fi)|pre[țţ]\w*|pretul|preturi\w*|tarif\w*|"
         r"mennyibe (?:kerül|kerülne)|mennyi(?:t)? kell fizet\w*|árak\w*|díj\w*|"
@@ -104,7 +105,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"เท่าไหร่|เท่าไร|ราคา|ค่าเรียน|ค่าบริการ|قديش|قدّيش|كم سعر|سعر|أسعار|اسعار|تكلفة|كم بتكلف|كم بكلف|(?<![\u0600-\u06ff])بكم(?=\s*[؟?]|\s*$)"  # "بكم" is also "with you"
         r"|(?<![\u05d0-\u05ea])(?:כמה (?:\w+ ){0,2}(?:עולה|עולים|עולות|זה עולה|לוקחים|גובים|צריך לשלם|משלמים)|ה?מחיר(?:ים)?|מחירון)(?![\u05d0-\u05ea])"
         # Persian "چقدر" (how much) is also "how long" or "how far" before those words
-        r"|(?<![\u0620-\u064a\u066e-\u06d3])(?:چقدر(?!\s*(?:طول|وقت|راه|فاصله|دور))|چند(?:ه| میشه| درمیاد| تومن| تومان)|قیمت\S*|هزینه\S*|تعرفه\S*)(?![\u0620-\u064a\u066e-\u06d3])",
+        r"|(?<![\u0620-\u064a\u066e-\u06d3])(?:چقدر(?:ه)?(?!\s*(?:طول|وقت|راه|فاصله|دور|زمان|صبر|شلوغ))|(?<!ساعت )چند(?:ه| میشه| درمیاد| تومن| تومان)|ق[یي]مت\S*|هز[یي]نه\S*|تعرفه\S*)(?![\u0620-\u064a\u066e-\u06d3])",
         re.IGNORECASE,
     ),
     "phone": re.compile(
@@ -147,7 +148,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь)|gdje ste|di ste (?:vi|točno|smješteni)|gdje se nalazite|kako (?:da )?vas nađem)\b|주소|어디|위치|住所|どこ|地址|在哪|"
         r"อยู่ที่ไหน|อยู่ตรงไหน|ที่อยู่|(?<![\u0600-\u06ff])(?:وين|أين|فين)(?![\u0600-\u06ff])|عنوان|مكانكم|موقعكم|"
         r"(?<![\u05d0-\u05ea])[ובלמה]{0,2}כתובת(?! ה?(?:מייל|דוא|אימייל))|(?<![\u05d0-\u05ea])(?:איפה אתם|איפה נמצא|איפה החנות|איפה המשרד|איפה הקליניקה|באיזה רחוב)|"
-        r"(?<![\u0620-\u064a\u066e-\u06d3])(?:آدرس|نشانی|کجا(?:ست|یید|یین| هستید| هستین| است| قرار دارید))(?![\u0620-\u064a\u066e-\u06d3])",
+        r"(?<![\u0620-\u064a\u066e-\u06d3])(?:(?:آدرس|نشانی)(?! ایمیل)|[کك]جا(?:ست|یید|یین| هستید| هستین| است| قرار دارید))(?![\u0620-\u064a\u066e-\u06d3])",
         re.IGNORECASE,
     ),
     # A messenger whose ID is no phone number: "有沒有LINE啊？", "มีไลน์ร้านไหม", "카톡 아이디". WhatsApp,
@@ -170,15 +171,17 @@ _TIME = re.compile(
     rf"|{_CLOCK_DOT}(?:\s*(?:uhr|uur|u\b|h\b)|'\w|\s*[-–—]\s*{_CLOCK_DOT}(?!\d))"
     r"|(?<![\d.,])\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.|uhr|uur|π\.μ\.|μ\.μ\.)(?!\w)|(?:오전|오후)\s?\d|\d{1,2}\s?시(?!간)"
     r"|\d{1,2}時(?!間)|\b(?:alle|dalle|às|a las|de las|desde las|hasta las|στις)\s\d{1,2}\b(?![.,:]?\d|-)"
-    r"|\b(?:klo|kl\.)\s?\d{1,2}(?:[.:]\d{2})?\b|\bpukul\s\d{1,2}[.:]\d{2}\b",
+    r"|\b(?:klo|kl\.)\s?\d{1,2}(?:[.:]\d{2})?\b|\bpukul\s\d{1,2}[.:]\d{2}\b"
+    # Persian "ساعت ۹", "۷ تا ۱۳", "۸ الی ۱۴": not "۲ تا ۳ نفر" (two to three people)
+    r"|ساعت\s?\d{1,2}(?!\d)|(?<![\d.,])\d{1,2}\s?(?:تا|الی|لغایت)\s?\d{1,2}(?![\d.,%])(?!\s?(?:نفر|روز|ماه|سال|درصد|جلسه|نوبت|ساعت))",
     re.IGNORECASE,
 )
 # An amount of money, or its absence: "€ 95", "CHF 590.–", "75 €", "1,20 €", "3만 원",
 # "1,500円", "80 zł", "free". *ours*
 _PRICE = re.compile(
-    r"[$€£¥₺₩₹₴₽]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$|VND|VNĐ|Rp\.?|IDR|UAH)\s?\d"
-    r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|lei|RON|Ft|HUF|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔|đ|₫|đồng|VND|VNĐ|грн|₴|UAH|гривень|гривні|руб|₽|рублей|лв|лева)(?!\w)"
-    r"|\d+\s?만\s?원|\d[\d.,]*\s?(?:元|บาท|دينار|د\.أ|₪|ש\"ח|ש״ח|ש''ח|שח(?![\u05d0-\u05ea])|שקל\w*|(?-i:ILS|NIS)\b|تومان|تومن|ریال)"
+    r"[$€£¥₺₩₹₴₽]\s?\d|\b(?:CHF|EUR|USD|GBP|Fr\.|SEK|NOK|DKK|PLN|CZK|TRY|TL|R\$|VND|VNĐ|Rp\.?|IDR|UAH|BGN)\s?\d"
+    r"|\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|TL|₺|kr\.?|zł|Kč|lei|RON|Ft|HUF|euros?|lira|dólares|pesos|reais|UF|원|円|유로|엔|đ|₫|đồng|VND|VNĐ|грн|₴|UAH|гривень|гривні|руб|₽|рублей|лв|лева|BGN)(?!\w)"
+    r"|\d+\s?만\s?원|\d[\d.,]*\s?(?:元|บาท|دينار|د\.أ|₪|ש\"ח|ש״ח|ש''ח|שח(?![\u05d0-\u05ea])|שקל\w*|(?-i:ILS|NIS)\b|(?:هزار|میلیون)?\s?(?:تومان|تومن|ریال))"
     r"|(?:NT\$|THB|฿|JOD|₪)\s?\d|\b(?-i:ILS|NIS)\s?\d"
     r"|(?<!feel )(?<![-\w])free\b|\b(?:gratis|gratuit\w*|kostenlos|gratuito|ücretsiz|δωρεάν|bezpłatn\w*|zdarma|ingyen\w*)\b"
     r"|무료|無料|免费",
@@ -203,7 +206,7 @@ ASKED_FIRST_MIN_SHARE = 0.6
 # the business opens on a day is a question for that day's hours. *ours*
 _OPEN = re.compile(
     r"\b(?:open|opened|offen|geöffnet|abren|abierto|abiertos|abrís|ouvert|ouverts|ouvrez|aperti|aperto|aprite|"
-    r"aberto|abertos|abrem|geopend|open zijn|açık|açıkmısınız|czynne|otwarte|otevřeno|máte otevřeno|otvorené|ordinujete|öppet|öppna|"
+    r"aberto|abertos|abrem|geopend|open zijn|açık|açıkmısınız|czynne|otwarte|otevřeno|máte otevřeno|otvorené|otvorení|ordinujete|öppet|öppna|"
     r"åbent|åpent|ανοιχτά|ανοιχτό|deschis|deschideți|nyitva|auki|avoinna|mở cửa|buka|працюєте|працює|відкриті|"
     r"работаете|работает|открыты|работите|отворено|отворена|отворени|otvoreni|otvoreno|radite)\b|영업|営業|開いて|有開|開門|看診|營業|เปิด|فاتحين|بتفتحوا|تفتحون|مفتوحين|فاتح|"
     r"פתוחים|פתוח|פתוחה|עובדים|לקפוץ|לבוא|"
@@ -218,7 +221,12 @@ def asked_kinds(question: str) -> tuple[Kind, ...]:
     kinds = tuple(kind for kind, asked in _ASKED.items() if asked.search(question))
     if "chat" in kinds and "phone" in kinds:
         kinds = tuple(kind for kind in kinds if kind != "chat")  # "which number is your Viber?": the number
-    if "time" not in kinds and _OPEN.search(question) and names_full_day(question) and 0 < len(days_of(question)) < 7:
+    if (
+        "time" not in kinds
+        and _OPEN.search(question)
+        and names_full_day(question)
+        and 0 < len(spoken_days(question)) < 7
+    ):
         kinds = ("time", *kinds)
     return kinds
 
@@ -234,7 +242,7 @@ def asked_days(question: str, kinds: tuple[Kind, ...]) -> frozenset[int]:
     kaça kadar?" {5}; none for a question naming no day, or every day."""
     if "time" not in kinds:
         return frozenset()
-    days = days_of(question)
+    days = spoken_days(question)
     return frozenset(days) if len(days) < 7 else frozenset()
 
 
@@ -260,38 +268,56 @@ def asked_first(
     the business's week, which a news post does not state (`news_page`): "Hoe laat gaan
     jullie donderdag dicht?" got first the post on last Christmas's closing, "from
     Thursday 24 December to Friday 1 January we are closed", and the summer-hours post of
-    two years ago for "szombaton meddig vannak nyitva?". Such a question gets a standing
-    page's passage naming the day first when one matched as well as the floor."""
+    two years ago for "szombaton meddig vannak nyitva?". When the passage that would go
+    first is a news post's, the best placed passage of a standing page that names the day
+    and matched as well as the floor goes first instead: a page's before the site-wide
+    template's, which is the last part of a site brought up to date (the Seoul clinic's
+    footer still says "목 야간 ~21:00" beside the notice and the hours page's 20:30)."""
     if not kinds or not hits:
         return hits
     floor = ASKED_FIRST_MIN_SHARE * hits[0].score
     named = [lambda h: _holds_all(h, kinds) and bool(_days_named(h.payload.get("text", "")) & days)] if days else []
-    standing = [lambda h: named[0](h) and _standing(h.payload.get("url", ""))] if weekly and named else []
-    for good in [*standing, *named, lambda h: _holds_all(h, kinds)]:
-        if good(hits[0]):
-            return hits
-        for i, hit in enumerate(hits[1:], 1):
-            if hit.score >= floor and good(hit):
-                return [hit, *hits[:i], *hits[i + 1 :]]
+    for good in [*named, lambda h: _holds_all(h, kinds)]:
+        holders = [i for i, hit in enumerate(hits) if (i == 0 or hit.score >= floor) and good(hit)]
+        if not holders:
+            continue
+        first = holders[0]
+        if weekly and named and good is named[0] and _url(hits[first], news_page):
+            standing = [i for i in holders[1:] if not _url(hits[i], news_page)]
+            pages = [i for i in standing if not _url(hits[i], lambda url: url.endswith(SITE_DOCUMENT_FRAGMENT))]
+            first = next(iter(pages or standing), first)
+        return hits if first == 0 else [hits[first], *hits[:first], *hits[first + 1 :]]
     return hits
 
 
-def _standing(url: str) -> bool:
-    """A page that states how things are, not how they were on a day: no news post, and
-    not the site-wide template, which is the last part of a site to be brought up to date
-    (the Seoul clinic's footer still says "목 야간 ~21:00" beside the notice and the hours
-    page's 20:30)."""
-    return not news_page(url) and not url.endswith(SITE_DOCUMENT_FRAGMENT)
+def _url(hit: Hit, test: Callable[[str], bool]) -> bool:
+    return test(hit.payload.get("url", ""))
 
 
 _DIGIT = re.compile(r"\d")
+# A day named with a holiday or a season ("Good Friday", "Easter Monday", "Viernes Santo",
+# "lørdagen før jul", "Saturday in August") is that day, not every week's: what a news
+# post may answer. In the callers' languages; a date in figures is told by its digits. *ours*
+_OCCASION = re.compile(
+    r"\b(?:easter\w*|good friday|black friday|cyber monday|holy (?:week|thursday|saturday)|maundy thursday|"
+    r"whit\w*|christmas|xmas|new year\w*|holiday\w*|thanksgiving|semana santa|\w+ santo|sexta-feira santa|"
+    r"venerdì santo|vendredi saint|pascua|páscoa|pâques|pasqua\w*|pasquetta|navidad|natal|noël|natale|nochebuena|"
+    r"festivo\w*|feriado\w*|férié\w*|ostern|oster\w*|pfingst\w*|weihnacht\w*|feiertag\w*|silvester|"
+    r"kerst\w*|pasen|paas\w*|pinkster\w*|feestdag\w*|jul|jule\w*|påsk\w*|påske\w*|midsommar\w*|helligdag\w*|"
+    r"bayram\w*|ramazan|ramadan|wielkanoc\w*|świąt\w*|święt\w*|velikonoc\w*|vánoc\w*|sviatk\w*|karácsony\w*|"
+    r"húsvét\w*|ünnep\w*|joulu\w*|pääsiäi\w*|juhannu\w*|tết|lebaran|idul\w*|nyepi|paşte|paște|crăciun\w*|"
+    r"рождеств\w*|пасх\w*|праздни\w*|великдень|різдв\w*|свята|святков\w*|коледа|великден|božić\w*|uskrs\w*|"
+    r"blagdan\w*|πάσχα|χριστούγενν\w*|αργί\w*)\b"
+    r"|رمضان|عيد|عید|نوروز|تعطیلات|חג|פסח|ראש השנה|סוכות|สงกรานต์|ปีใหม่|春节|春節|過年|正月|お盆|年末|祝日|설날|추석|명절|공휴일",
+    re.IGNORECASE,
+)
 
 
 def asks_weekly(question: str, days: frozenset[int]) -> bool:
     """Whether a question for a time (`days`: asked_days) asks for a weekday of the
     regular week: it names a day and no date ("What time do you close on Thursday?",
-    not "Are you open on Thursday the 24th?", nor "… Thursday 24.12.")."""
-    return bool(days) and not _DIGIT.search(question)
+    not "Are you open on Thursday the 24th?", "… Thursday 24.12." or "… on Good Friday?")."""
+    return bool(days) and not _DIGIT.search(question) and not _OCCASION.search(question)
 
 
 def holds_every(text: str, kinds: tuple[Kind, ...]) -> bool:

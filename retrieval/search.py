@@ -116,9 +116,10 @@ _VIETNAMESE = re.compile(r"[ơưạảấầẩẫậắằẳẵặẹẻẽế
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-# Scripts of one language each here, in the order they are tried: Thai; Arabic without
-# Persian's and Urdu's own letters; Hebrew (Yiddish is rare on a business's site); kana
-# (Japanese, with its Han letters), else Han alone (Chinese).
+# Scripts of one language each here, in the order they are tried: Thai; Arabic, or Persian
+# with its own letters or on a Persian site without Arabic pages (not Urdu or Kurdish);
+# Hebrew (Yiddish is rare on a business's site); kana (Japanese, with its Han letters),
+# else Han alone (Chinese).
 _SCRIPTS = (
     ("th", re.compile(r"[\u0e01-\u0e4e]")),
     ("ar", re.compile(r"[\u0621-\u064a]")),
@@ -126,7 +127,9 @@ _SCRIPTS = (
     ("ja", re.compile(r"[\u3040-\u30ff]")),
     ("zh", _HAN),
 )
-_PERSIAN_URDU = re.compile(r"[\u067e\u0686\u0698\u06a9\u06af\u06cc\u0679\u0688\u0691\u06ba\u06be\u06c1\u06d2]")
+_PERSIAN = re.compile(r"[\u067e\u0686\u0698\u06a9\u06af\u06cc]")  # پ چ ژ ک گ ی
+# Urdu's (ٹ ڈ ڑ ں ھ ہ ے) and Sorani Kurdish's (ە ێ ۆ ڕ ڵ) own letters
+_URDU_KURDISH = re.compile(r"[\u0679\u0688\u0691\u06ba\u06be\u06c1\u06d2\u06d5\u06ce\u06c6\u0695\u06b5]")
 
 
 def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
@@ -144,11 +147,12 @@ def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
             continue
         if len(script.findall(query)) + (len(_HAN.findall(query)) if lang == "ja" else 0) < latin:
             continue  # "Do you sell 烏龍茶?" stays English
-        site = site_languages(business_languages)
-        if lang == "ar" and (_PERSIAN_URDU.search(query) or "fa" in site - {"ar"}):
-            if "ur" in site - {"fa"}:
-                continue  # Urdu: no analysis here
-            return "fa"  # Persian's own letters, or a Persian site's (keyboards type Arabic's "ي")
+        if lang == "ar":
+            site = site_languages(business_languages)
+            if _URDU_KURDISH.search(query):
+                continue  # Urdu's or Kurdish's own letters: no analysis here
+            if _PERSIAN.search(query) or ("fa" in site and "ar" not in site):
+                return "fa"  # Persian's own letters, or a Persian site's (keyboards type Arabic's "ي")
         if lang == "zh" and "ja" in site_languages(business_languages) - {"zh"}:
             return "ja"  # "営業時間" on a Japanese site: Han letters alone
         return lang

@@ -64,6 +64,11 @@ from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_days, asked_first, aske
         ("میشه شماره واتساپتونو بدید؟", ("phone",)),
         ("ایمیل کلینیک چیه؟", ("email",)),
         ("آدرس دقیق رو می‌گید؟", ("address",)),
+        ("آدرس ایمیل شما چیه؟", ("email",)),
+        ("ساعت کاری پنجشنبه؟", ("time",)),
+        ("ویزیت چقدره؟", ("price",)),
+        ("قيمت ويزيت؟", ("price",)),  # an Arabic keyboard's letters
+        ("Koľko to bude trvať?", ()),  # how long, not how much
         ("Pot să rezerv prin e-mail?", ()),
         ("Câte locuri are microbuzul?", ()),
         # Not asking for a value, or naming only the way to ask.
@@ -105,6 +110,9 @@ def test_the_kind_of_value_asked_for_is_told_in_the_callers_languages(question, 
         ("price", "Feel free to ask for gluten-free bread.", False),
         ("price", "| Двойна стая | 90 лв. |", True),
         ("price", "| جرم‌گیری | ۱٬۲۰۰٬۰۰۰ تومان |", True),
+        ("price", "کیک یزدی کیلویی ۲۹۵ هزار تومان", True),
+        ("time", "ساعت ۹ تا ۱۴", True),
+        ("time", "برای ۲ تا ۳ نفر", False),
         ("time", "شنبه تا چهارشنبه ۹:۰۰ تا ۱۴:۰۰", True),
         ("phone", "Tel. +49 761 234 56 78", True),
         ("phone", "Open since 2019-2024", False),
@@ -412,8 +420,19 @@ def test_a_weekday_s_hours_come_from_a_standing_page_not_a_news_post():
     dated = "Hoe laat gaan jullie donderdag 24 december dicht?"
     assert not asks_weekly(dated, asked_days(dated, asked_kinds(dated)))
     assert asked_first(hits, ("time",), days, weekly=False) == hits
-    # With no standing page that names the day, the post keeps its place.
-    assert asked_first([post, template], ("time",), days, weekly=True) == [post, template]
+    # The site-wide template is the last resort: before a post, after a page.
+    assert asked_first([post, template], ("time",), days, weekly=True) == [template, post]
+    # and a template that matched first keeps its place (hours that only a footer gives).
+    workshop = _at("https://f.example/workshops/", "workshop", 0.028, "Kinderworkshop elke donderdag 15.00 – 17.00")
+    assert asked_first([template, workshop], ("time",), days, weekly=True) == [template, workshop]
+    # With no standing passage that names the day, the post keeps its place.
+    assert (
+        asked_first([post, _at("https://f.example/", "home", 0.029, "Welkom!")], ("time",), days, weekly=True)[0]
+        == post
+    )
+    # A holiday's day is no week's: "Good Friday" may be the post's.
+    assert not asks_weekly("Are you open on Good Friday?", frozenset({4}))
+    assert not asks_weekly("¿Abren el Viernes Santo?", frozenset({4}))
     # Nor does a standing page that matched far worse take it.
     far = _at(
         "https://f.example/openingstijden/",
@@ -432,8 +451,16 @@ def test_a_weekday_s_hours_come_from_a_standing_page_not_a_news_post():
         ("Are you open on Thursday the 24th?", False),
         ("Do you close at 6 on Saturdays?", False),
         ("What time do you close?", False),  # no day: no week asked for
+        ("Do you open on Friday?", True),  # "Do" is no German Thursday here
+        ("Hvornår lukker I lørdagen før jul?", False),  # the Saturday before Christmas
         ("¿Qué horario tenéis el ٢٤ de diciembre, el jueves?", False),  # any script's digits
     ],
 )
 def test_a_question_asks_for_the_week_when_it_names_a_day_and_no_date(question, weekly):
     assert asks_weekly(question, asked_days(question, asked_kinds(question))) is weekly
+
+
+def test_a_questions_first_word_is_no_short_day_name():
+    # German "Do" (Thursday) and the Slavic "Do" (until): a Friday question is Friday's
+    for question in ("Do koľkej ste otvorení v piatok?", "Do you open on Friday?", "Do kolika máte v pátek?"):
+        assert asked_days(question, asked_kinds(question)) == {4}, question

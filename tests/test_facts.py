@@ -255,6 +255,14 @@ def test_polish_czech_and_nordic_weeks_are_read():
         ("سه شنبه و یکشنبه", {1, 6}),
         ("جمعه تعطیل", {4}),
         ("پنج جمعه", set()),
+        ("پنج\u200bشنبه ۹:۰۰ تا ۱۳:۰۰", {3}),  # a zero-width space for the half-space
+        ("شنبه الی چهارشنبه ۸ الی ۱۴", {5, 6, 0, 1, 2}),
+        # Czech and Slovak "a" is "and"; Spanish "a" is "to"
+        ("utorok a štvrtok 8:00 – 11:00", {1, 3}),
+        ("lunes a viernes 9–14", set(range(5))),
+        # Russian's "week" is no Bulgarian Sunday
+        ("Рабочая неделя: 9:00 – 18:00", set()),
+        ("Неделя: почивен ден", {6}),
     )
     # A Kraków workshop's contact page: its week, Sunday closed, comes before the English page's.
     kontakt = parse_html(
@@ -1495,6 +1503,10 @@ def test_review_of_the_hebrew_and_thai_readings():
         ("https://g.example/hours-location/", False),
         ("https://g.example/prices-2025/", False),  # a year in a name is no year's folder
         ("https://n.example/nearby/", False),
+        ("https://g.example/nea-smyrni/contact/", False),  # a place
+        ("https://c.example/notice-of-privacy-practices/", False),
+        ("https://r.example/menu/2025/", False),  # a year's folder, no month
+        ("https://b.example/новини/", True),
     ],
 )
 def test_a_news_post_is_told_by_its_address(url, news):

@@ -99,3 +99,8 @@ def test_persian_questions_share_their_words_and_not_their_stopwords():
     doc = "ساعات کاری مطب: شنبه تا چهارشنبه ۹ تا ۱۴"
     assert _shared(doc, "fa", "ساعات کاری مطب چیه؟", ("fa",)) == 3  # ساعات, کاری, مطب
     assert _shared("این را از ما بپرسید", "fa", "از این", ("fa",)) == 0  # "از" (from), "این" (this)
+    # Thursday with a half-space, a space or none, and Sunday typed on an Arabic keyboard
+    thursday = "پنجشنبه ۹ تا ۱۴"
+    assert _shared(thursday, "fa", "پنج‌شنبه", ("fa",)) == _shared(thursday, "fa", "پنج شنبه", ("fa",)) == 1
+    assert _shared("شنبه ۹ تا ۱۴", "fa", "پنج‌شنبه", ("fa",)) == 0  # not Saturday
+    assert _shared("یکشنبه تعطیل", "fa", "يكشنبه", ("fa",)) == 1

@@ -70,6 +70,8 @@ def test_thai_arabic_chinese_and_japanese_are_told_by_their_scripts():
     # typed on an Arabic keyboard ("ي", "ك"): Persian on a Persian site, Arabic on an Arabic one
     assert language_of("آدرس كلينيك", ("fa", "en")) == "fa"
     assert language_of("آدرس كلينيك", ("ar", "en")) == "ar"
+    assert language_of("متى تفتحون يوم الجمعة؟", ("fa", "ar")) == "ar"  # Arabic on a site with both
+    assert language_of("آپ کب کھلتے ہیں؟", ("en",)) is None  # Urdu: not analysed here
     # a word or two of another script in an English question leaves it English
     assert language_of("Do you sell 烏龍茶 by the kilo?", ("en", "zh")) == "en"
     assert language_of("営業時間", ("ja", "en")) == "ja"  # kanji alone, on a Japanese site

@@ -414,7 +414,7 @@ _WEEK = tuple(
             "sobota soboty sobotę sobotu sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu субота суботу суботи суботам суббота субботу субботы субботам събота съботи subota subotom subote subotu السبت",
             "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag "
             "niedziela niedziele niedzieli niedzielę niedz nd neděle neděli nedeľa nedeľu nedele κυριακή κυριακη κυριακές κυριακες κυρ duminică duminica "
-            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin неділя неділю неділі неділям воскресенье воскресенья неделя недели nedjelja nedjelje nedjelju nedjeljom الأحد الاحد",
+            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin неділя неділю неділі неділям воскресенье воскресенья неделя nedjelja nedjelje nedjelju nedjeljom الأحد الاحد",
         ),
         _NORDIC,
         (
@@ -492,9 +492,12 @@ _THAI_DAY = "วัน" + _THAI_NAME
 _THAI_EVERY_DAY = "ทุกวัน(?!" + _THAI_NAME + ")"  # "เปิดทุกวัน" (open every day); "ทุกวันอังคาร" is every Tuesday
 # Persian days: Saturday, "شنبه", and the days after it counted from it ("یکشنبه", one-Saturday,
 # is Sunday; "سه‌شنبه" or "سه شنبه" Tuesday), then Friday, "جمعه"; and their plurals
-# ("شنبه‌ها"). Arabic keyboards type "ي" and "ك" for Persian's "ی" and "ک". *ours*
+# ("شنبه‌ها"); a zero-width space, a soft hyphen or a kashida may stand for the half-space.
+# Arabic keyboards type "ي" and "ك" for Persian's "ی" and "ک". *ours*
 _FA = "\u0620-\u064a\u066e-\u06d3"  # letters: not "،" or "؟"
-_PERSIAN_DAY = f"(?<![{_FA}])(?:([یي][کك]|دو|سه|چهار|پنج)[\u200c ]?)?(شنبه|جمعه)(?:\u200c?ها)?(?![{_FA}])"
+_PERSIAN_DAY = (
+    f"(?<![{_FA}])(?:([یي][کك]|دو|سه|چهار|پنج)[\u200b-\u200d\u00ad\u0640 ]?)?(شنبه|جمعه)(?:\u200c?ها)?(?![{_FA}])"
+)
 _DAY = re.compile(
     r"\b("
     + "|".join([*sorted((n for names in _WEEK for n in names if len(n) > 2), key=len, reverse=True), *_EVERY_DAY])
@@ -558,7 +561,7 @@ _AR_DAYTIME = r"(?:صباح|مساء|ظهر|عصر|ليل)(?:اً|ًا|ا|ً)?|[
 _AR_AFTERNOON = ("مساء", "ظهر", "عصر", "ليل", "م")
 _TIME_RANGE = re.compile(
     r"(?<![\d.,:/])(?:\d{1,2}(?:[:.]\d{2})?\s*(?:h|uhr|am|pm|a\.m\.|p\.m\.|" + _AR_DAYTIME + r")?\s*"
-    r"(?:-|–|—|~|～|〜|－|to|bis|a|hasta|ile|حتى|إلى|الى|لغاية|تا)"
+    r"(?:-|–|—|~|～|〜|－|to|bis|a|hasta|ile|حتى|إلى|الى|لغاية|تا|الی|لغایت)"
     # "das 8h00 às 22h00", "de 10h à 18h", "van 9.00 tot 18.00": these words join times
     # written as times ("2 tot 4 fietsen" is no range of hours)
     r"|\d{1,2}(?:[:.]\d{2}|h\d{0,2})\s*(?:à|às|alle|tot|até|do|έως|εως))\s*(?:오전|오후|الساعة)?\s*\d{1,2}(?:[:.]\d{2})?(?![\d%])",
@@ -992,13 +995,14 @@ def _as_written(a, value: str) -> str:
 
 
 # A news post, a blog article or their listing, by its address: a folder named for news,
-# or a year's (WordPress's dated permalinks, "/2019/11/05/…"). A post about booking ("네이버
+# or a year's and month's (WordPress's dated permalinks, "/2019/11/05/…"). A post about booking ("네이버
 # 예약 오픈 안내", "Online booking now open") is news, not a way to book. *ours*
 _NEWS_PATH = re.compile(
-    r"/(?:news|notice|notices|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
-    r"nyheder|nyheter|aktualnosci|aktualności|aktuality|novinky|vijesti|nea|νέα|akhbar|اخبار|أخبار|"
+    r"/(?:news|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
+    r"nyheder|nyheter|aktualnosci|aktualności|aktuality|novinky|vijesti|akhbar|اخبار|أخبار|новини|новости|"
     r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|novyny|novini|novosti|공지|공지사항|소식)(?:[/._-]|$)"
-    r"|/bbs/board|/20\d\d/",
+    # "/nea-smyrni/" is a place, "/notice-of-privacy-practices/" a policy; "/menu/2025/" no post
+    r"|/(?:nea|νέα|notice|notices)(?:/|\.html?$|$)|/bbs/board|/20\d\d/(?:0[1-9]|1[0-2])/",
     re.IGNORECASE,
 )
 
@@ -1608,7 +1612,7 @@ _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; 
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
     r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
     r"오시는|연락|영업시간|yhteystiedot|ota-yhteytta|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás|"
-    r"lien-he|lienhe|liên-hệ|kontak|hubungi|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר|tamas|تماس",
+    r"lien-he|lienhe|liên-hệ|kontak|hubungi|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר|tamas-ba-ma|تماس",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
@@ -1821,7 +1825,7 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
     r"^\s*\.?\s*(?:-|–|—|־|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|по|до|"
-    r"부터|から|至|到|ถึง|إلى|الى|حتى|لغاية|עד|تا)\s*$",
+    r"부터|から|至|到|ถึง|إلى|الى|حتى|لغاية|עד|تا|الی|لغایت)\s*$",
     re.IGNORECASE,
 )
 _KOREAN_DAY = re.compile(r"(?<![가-힣])([월화수목금토일])(?:요일|(?![가-힣]))")
@@ -2056,6 +2060,21 @@ def _short_days(text: str) -> list[tuple[int, int, int]]:
     return found
 
 
+# Bulgarian's Sunday, "неделя", is Russian's "week": it names a day first on a line, after
+# a joiner or "в" (on), or in a line with another Bulgarian day or "почивен" (day off). *ours*
+_BULGARIAN_WEEK = re.compile(r"понеделник|сряда|четвъртък|петък|събота|почивен", re.IGNORECASE)
+
+
+def _bulgarian_sunday(text: str, start: int) -> bool:
+    before = text[:start].rstrip().casefold()
+    return (
+        not before
+        or before[-1] in ",–-—:/("
+        or before.split()[-1] in ("в", "и", "до")
+        or bool(_BULGARIAN_WEEK.search(text))
+    )
+
+
 def _day_mentions(text: str) -> list[tuple[int, int, int]]:
     """(start, end, weekday) of each day named in an hours line: full names, and short
     ones written with a capital ("Mo", "Di", "Sáb"; "di" is Italian for "of")."""
@@ -2063,6 +2082,8 @@ def _day_mentions(text: str) -> list[tuple[int, int, int]]:
     for m in _WORD.finditer(text):
         word, folded = m.group(0), m.group(0).casefold()
         day = _WEEKDAY_OF.get(folded) if len(word) > 3 or word[0].isupper() else None
+        if folded == "неделя" and not _bulgarian_sunday(text, m.start()):
+            day = None  # Russian's "week": "рабочая неделя", "на этой неделе"
         if day is None and word[0].isupper():
             day = _SHORT_WEEKDAYS.get(folded)
         if day is not None:  # Korean names ("월요일", 3 letters, no capitals) are matched below
@@ -2113,10 +2134,53 @@ def days_of(text: str, mentions: list[tuple[int, int, int]] | None = None) -> se
         return set(range(7))
     mentions = _day_mentions(text) if mentions is None else mentions
     days = {day for _, _, day in mentions}
-    for (_, end, first), (start, _, last) in zip(mentions, mentions[1:]):
-        if _DAY_RANGE.match(text[end:start]):
+    for (before, end, first), (start, after, last) in zip(mentions, mentions[1:]):
+        if _DAY_RANGE.match(text[end:start]) and not _and_between(text, (before, end), (start, after)):
             days |= {d % 7 for d in range(first, last + (7 if last < first else 0) + 1)}
     return days
+
+
+# Czech and Slovak days, between which "a" is "and" ("utorok a štvrtok"), not Spanish's,
+# Portuguese's or Italian's "to" ("lunes a viernes"). *ours*
+_CS_SK_DAYS = frozenset(
+    [
+        "pondělí",
+        "úterý",
+        "středa",
+        "středu",
+        "čtvrtek",
+        "pátek",
+        "sobota",
+        "sobotu",
+        "neděle",
+        "neděli",
+        "pondelok",
+        "utorok",
+        "streda",
+        "stredu",
+        "štvrtok",
+        "piatok",
+        "nedeľa",
+        "nedeľu",
+    ]
+)
+
+
+def _and_between(text: str, first: tuple[int, int], last: tuple[int, int]) -> bool:
+    """Whether two day names are joined by a Czech or Slovak "a" (and)."""
+    return text[first[1] : last[0]].strip() == "a" and all(
+        text[a:b].casefold() in _CS_SK_DAYS for a, b in (first, last)
+    )
+
+
+def spoken_days(text: str) -> set[int]:
+    """The weekdays a caller's question names: days_of, without the two- and three-letter
+    names a question uses as words ("Do you open on Friday?", "Do koľkej…", "Mi…")."""
+    mentions = [m for m in _day_mentions(text) if not _LATIN_SHORT.fullmatch(text[m[0] : m[1]])]
+    return days_of(text, mentions)
+
+
+_LATIN_SHORT = re.compile(r"[A-Za-z]{2,3}\.?")
 
 
 def _words(kind: str, langs: list[str]) -> str:

@@ -33,7 +33,7 @@ from functools import cache
 import qdrant_edge as qe
 import stopwordsiso
 
-SCHEME = "bm25-snowball-cjk-thai-hebrew-persian-6"
+SCHEME = "bm25-snowball-cjk-thai-hebrew-persian-7"
 _WORDS = re.compile(r"\w+")
 PLAIN = ""
 
@@ -79,8 +79,10 @@ def analysis_language(lang: str) -> str:
 _FOLD = str.maketrans("łŁđĐ", "lLdD")  # letters NFKD leaves whole
 
 
-# stopwords-iso's Hebrew list holds "נגר" (carpenter), likely meant as "נגד" (against)
-_NOT_STOPWORDS = {"נגר"}
+# stopwords-iso's Hebrew list holds "נגר" (carpenter), likely meant as "נגד" (against); its
+# Persian list "باز" (open), "امروز" (today), "فردا" (tomorrow), "روز" (day), "خدمات"
+# (services), "راه" (way)
+_NOT_STOPWORDS = {"נגר", "باز", "امروز", "فردا", "روز", "خدمات", "راه"}
 
 
 def _stopwords(code: str) -> qe.StopwordsSet | qe.Language:
@@ -159,8 +161,23 @@ def _pairs(text: str) -> str:
     return _THAI_RUN.sub(_thai_pairs, _CJK_RUN.sub(lambda m: _run_pairs(m.group(0)), text))
 
 
+# Persian writes "پنج‌شنبه" (Thursday) and "می‌خواهم" with a half-space, or without one, and
+# Arabic keyboards type "ي" and "ك" for its "ی" and "ک": one spelling each before analysis,
+# else the tokenizer splits "پنج‌شنبه" into "five" (a stopword) and "Saturday"; so with a
+# space ("سه شنبه"). *ours*
+_PERSIAN_FOLD = str.maketrans({"\u200c": None, "\u200b": None, "\u200d": None, "ي": "ی", "ك": "ک"})
+
+
+_PERSIAN_DAY = re.compile(r"(یک|دو|سه|چهار|پنج)\s+شنبه")  # "سه شنبه", Tuesday, as one word
+
+
+def _analysed(text: str, code: str) -> str:
+    return _PERSIAN_DAY.sub(r"\1شنبه", text.translate(_PERSIAN_FOLD)) if code == "fa" else text
+
+
 def document_terms(text: str, lang: str = "") -> tuple[list[int], list[float]]:
-    vector = _model(analysis_language(lang)).embed_document(_pairs(text))
+    code = analysis_language(lang)
+    vector = _model(code).embed_document(_analysed(_pairs(text), code))
     return list(vector.indices), list(vector.values)
 
 
@@ -170,7 +187,7 @@ def query_terms(text: str, langs: tuple[str, ...] | list[str] = ()) -> tuple[lis
     merged: dict[int, float] = {}
     text = _pairs(text)
     for code in codes:
-        vector = _model(code).embed_query(text)
+        vector = _model(code).embed_query(_analysed(text, code))
         for index, value in zip(vector.indices, vector.values):
             merged[index] = max(merged.get(index, 0.0), value)
     return list(merged), list(merged.values())
