@@ -295,9 +295,10 @@ def _url(hit: Hit, test: Callable[[str], bool]) -> bool:
 
 
 _DIGIT = re.compile(r"\d")
-# A day named with a holiday or a season ("Good Friday", "Easter Monday", "Viernes Santo",
-# "lørdagen før jul", "Saturday in August") is that day, not every week's: what a news
-# post may answer. In the callers' languages; a date in figures is told by its digits. *ours*
+# A day named with a holiday ("Good Friday", "Easter Monday", "Viernes Santo", "lørdagen
+# før jul", "جمعه‌ی نوروز") is that day, not every week's: what a news post may answer. In
+# the callers' languages; a date in figures is told by its digits, a month's name is not
+# read ("Saturday in August" asks for the week). *ours*
 _OCCASION = re.compile(
     r"\b(?:easter\w*|good friday|black friday|cyber monday|holy (?:week|thursday|saturday)|maundy thursday|"
     r"whit\w*|christmas|xmas|new year\w*|holiday\w*|thanksgiving|semana santa|\w+ santo|sexta-feira santa|"

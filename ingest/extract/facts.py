@@ -995,8 +995,8 @@ def _as_written(a, value: str) -> str:
 
 
 # A news post, a blog article or their listing, by its address: a folder named for news,
-# or a year's and month's (WordPress's dated permalinks, "/2019/11/05/…"). A post about booking ("네이버
-# 예약 오픈 안내", "Online booking now open") is news, not a way to book. *ours*
+# or a year's and month's (WordPress's dated permalinks, "/2019/11/05/…"). A post about
+# booking ("네이버 예약 오픈 안내", "Online booking now open") is news, not a way to book. *ours*
 _NEWS_PATH = re.compile(
     r"/(?:news|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
     r"nyheder|nyheter|aktualnosci|aktualności|aktuality|novinky|vijesti|akhbar|اخبار|أخبار|новини|новости|"

@@ -166,8 +166,6 @@ def _pairs(text: str) -> str:
 # else the tokenizer splits "پنج‌شنبه" into "five" (a stopword) and "Saturday"; so with a
 # space ("سه شنبه"). *ours*
 _PERSIAN_FOLD = str.maketrans({"\u200c": None, "\u200b": None, "\u200d": None, "ي": "ی", "ك": "ک"})
-
-
 _PERSIAN_DAY = re.compile(r"(یک|دو|سه|چهار|پنج)\s+شنبه")  # "سه شنبه", Tuesday, as one word
 
 
