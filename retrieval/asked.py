@@ -296,7 +296,8 @@ def _url(hit: Hit, test: Callable[[str], bool]) -> bool:
 
 _DIGIT = re.compile(r"\d")
 # A day named with a holiday ("Good Friday", "Easter Monday", "Viernes Santo", "lørdagen
-# før jul", "جمعه‌ی نوروز") is that day, not every week's: what a news post may answer. In
+# før jul", "جمعه‌ی نوروز") is that day, not every week's, and "since when are you open on
+# Mondays?" asks for the change: what a news post may answer. In
 # the callers' languages; a date in figures is told by its digits, a month's name is not
 # read ("Saturday in August" asks for the week). *ours*
 _OCCASION = re.compile(
@@ -308,7 +309,10 @@ _OCCASION = re.compile(
     r"bayram\w*|ramazan|ramadan|wielkanoc\w*|świąt\w*|święt\w*|velikonoc\w*|vánoc\w*|sviatk\w*|karácsony\w*|"
     r"húsvét\w*|ünnep\w*|joulu\w*|pääsiäi\w*|juhannu\w*|tết|lebaran|idul\w*|nyepi|paşte|paște|crăciun\w*|"
     r"рождеств\w*|пасх\w*|праздни\w*|великдень|різдв\w*|свята|святков\w*|коледа|великден|božić\w*|uskrs\w*|"
-    r"blagdan\w*|πάσχα|χριστούγενν\w*|αργί\w*)\b"
+    r"blagdan\w*|πάσχα|χριστούγενν\w*|αργί\w*|"
+    # "since when?" asks when the hours changed: a news post's date
+    r"since when|depuis quand|seit wann|desde cuándo|desde quando|da quando|sinds wanneer|od kdy|od kiedy|od kedy|"
+    r"siden hvornår|siden når|sedan när|mióta|mistä lähtien|с каких пор|відколи|от кога)\b"
     r"|رمضان|عيد|عید|نوروز|تعطیلات|חג|פסח|ראש השנה|סוכות|สงกรานต์|ปีใหม่|春节|春節|過年|正月|お盆|年末|祝日|설날|추석|명절|공휴일",
     re.IGNORECASE,
 )

@@ -453,6 +453,7 @@ def test_a_weekday_s_hours_come_from_a_standing_page_not_a_news_post():
         ("What time do you close?", False),  # no day: no week asked for
         ("Do you open on Friday?", True),  # "Do" is no German Thursday here
         ("Hvornår lukker I lørdagen før jul?", False),  # the Saturday before Christmas
+        ("Depuis quand vous ouvrez le lundi ?", False),  # since the post that says so
         ("¿Qué horario tenéis el ٢٤ de diciembre, el jueves?", False),  # any script's digits
     ],
 )
