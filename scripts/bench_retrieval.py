@@ -104,6 +104,9 @@ SITES = {
     "kashta": (REPO / "scripts" / "answer_sites" / "kashta", ("www.kashta-tsarevets.example",)),
     "dandan": (REPO / "scripts" / "answer_sites" / "dandan", ("www.dandanpezeshki-shiraz.example",)),
     "nanvai": (REPO / "scripts" / "answer_sites" / "nanvai", ("www.nanvai-isfahan.example",)),
+    # and a Lyon hair salon (fr, three en pages; 20 questions, 3 unanswerable) written for the
+    # round's newcomer trial, whose weekday questions each meet a news post naming the day.
+    "coiffure": (REPO / "scripts" / "answer_sites" / "coiffure", ("www.salon-croix-rousse.example",)),
 }
 
 
