@@ -490,14 +490,13 @@ _THAI_NAMES = ["จันทร์", "อังคาร", "พุธ", "พฤ�
 _THAI_NAME = "(?:" + "|".join(sorted([*_THAI_NAMES, "พฤหัส"], key=len, reverse=True)) + ")"  # and Thursday short
 _THAI_DAY = "วัน" + _THAI_NAME
 _THAI_EVERY_DAY = "ทุกวัน(?!" + _THAI_NAME + ")"  # "เปิดทุกวัน" (open every day); "ทุกวันอังคาร" is every Tuesday
+# Arabic-script letters, Persian's among them: not "،" or "؟", which stand beside words
+PERSIAN_LETTERS = "\u0620-\u064a\u066e-\u06d3"
 # Persian days: Saturday, "شنبه", and the days after it counted from it ("یکشنبه", one-Saturday,
 # is Sunday; "سه‌شنبه" or "سه شنبه" Tuesday), then Friday, "جمعه"; and their plurals
 # ("شنبه‌ها"); a zero-width space, a soft hyphen or a kashida may stand for the half-space.
 # Arabic keyboards type "ي" and "ك" for Persian's "ی" and "ک". *ours*
-_FA = "\u0620-\u064a\u066e-\u06d3"  # letters: not "،" or "؟"
-_PERSIAN_DAY = (
-    f"(?<![{_FA}])(?:([یي][کك]|دو|سه|چهار|پنج)[\u200b-\u200d\u00ad\u0640 ]?)?(شنبه|جمعه)(?:\u200c?ها)?(?![{_FA}])"
-)
+_PERSIAN_DAY = f"(?<![{PERSIAN_LETTERS}])(?:([یي][کك]|دو|سه|چهار|پنج)[\u200b-\u200d\u00ad\u0640 ]?)?(شنبه|جمعه)(?:\u200c?ها)?(?![{PERSIAN_LETTERS}])"
 _DAY = re.compile(
     r"\b("
     + "|".join([*sorted((n for names in _WEEK for n in names if len(n) > 2), key=len, reverse=True), *_EVERY_DAY])
@@ -536,7 +535,7 @@ _CLOSED = re.compile(
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息|"
     r"\b(?:مغلق|مغلقة|مغلقين|مسكر|مسكّر|مسكرين|مسكّرين|مقفل|عطلة|إجازة|اجازة)\b|\b(?:ne radimo|neradni dan|neradno)\b|"
     r"(?<![\u05d0-\u05ea])ו?(?:סגור|סגורה|סגורים|סגורות)(?![\u05d0-\u05ea])|"
-    r"(?<![\u0620-\u064a\u066e-\u06d3])(?:تعطیل|تعطيل)(?:ه|یم|ید|ین)?(?![\u0620-\u064a\u066e-\u06d3])|"
+    rf"(?<![{PERSIAN_LETTERS}])(?:تعطیل|تعطيل)(?:ه|یم|ید|ین)?(?![{PERSIAN_LETTERS}])|"
     # Thai "ปิด" (closed) is inside "เปิด" (open): "เปิดบริการ", "เปิดทุกวัน"
     r"店休|不營業|不营业|(?<!เ)ปิด(?:ทำการ|บริการ|ทุก|วัน)|หยุดทำการ|หยุดประจำ|หยุดทุก|(?<![ก-๛])(?:ปิด|หยุด)(?![ก-๛])|"
     r"(?<=[ก-๛])(?<!เ)ปิด(?![ก-๛])",
