@@ -279,20 +279,21 @@ def asked_first(
     floor = ASKED_FIRST_MIN_SHARE * hits[0].score
     named = [lambda h: _holds_all(h, kinds) and bool(_days_named(h.payload.get("text", "")) & days)] if days else []
     for good in [*named, lambda h: _holds_all(h, kinds)]:
-        holders = [i for i, hit in enumerate(hits) if (i == 0 or hit.score >= floor) and good(hit)]
-        if not holders:
+        # lazily: the rest are looked at only when the first is a news post's
+        holders = (i for i, hit in enumerate(hits) if (i == 0 or hit.score >= floor) and good(hit))
+        first = next(holders, None)
+        if first is None:
             continue
-        first = holders[0]
-        if weekly and named and good is named[0] and _url(hits[first], news_page):
-            standing = [i for i in holders[1:] if not _url(hits[i], news_page)]
-            pages = [i for i in standing if not _url(hits[i], lambda url: url.endswith(SITE_DOCUMENT_FRAGMENT))]
+        if weekly and named and good is named[0] and news_page(_url(hits[first])):
+            standing = [i for i in holders if not news_page(_url(hits[i]))]
+            pages = [i for i in standing if not _url(hits[i]).endswith(SITE_DOCUMENT_FRAGMENT)]
             first = next(iter(pages or standing), first)
         return hits if first == 0 else [hits[first], *hits[:first], *hits[first + 1 :]]
     return hits
 
 
-def _url(hit: Hit, test: Callable[[str], bool]) -> bool:
-    return test(hit.payload.get("url", ""))
+def _url(hit: Hit) -> str:
+    return hit.payload.get("url", "")
 
 
 _DIGIT = re.compile(r"\d")
