@@ -465,3 +465,13 @@ def test_a_questions_first_word_is_no_short_day_name():
     # German "Do" (Thursday) and the Slavic "Do" (until): a Friday question is Friday's
     for question in ("Do koľkej ste otvorení v piatok?", "Do you open on Friday?", "Do kolika máte v pátek?"):
         assert asked_days(question, asked_kinds(question)) == {4}, question
+
+
+def test_a_price_is_read_from_the_start_of_its_number_in_long_runs_of_digits():
+    # A run of digits and separators is tried once, from its start: a passage of a long
+    # table of figures without a currency holds no price, and the amount after it still is.
+    figures = "1.2," * 500
+    assert not holds("price", "1" * 3000) and not holds("price", figures)
+    assert holds("price", figures + " 45 €") and holds("price", "1" * 3000 + " x 3만 원")
+    assert holds("price", "ab.50 €") and holds("price", "Kaffee ,90 EUR") and holds("price", "1'200 CHF")
+    assert holds("price", "ミニ 1,500元") and not holds("price", "Tel. 0123 456 789")

@@ -735,14 +735,14 @@ _UK_ADDRESS = re.compile(
     r"(?-i:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}))\b",
     re.IGNORECASE,
 )
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+_TABLE_RULE = re.compile(r"^\s*+\|?\s*+:?-{3,}")
 # "79098 Freiburg", "1100-544 Lisboa, Portugal", "3511 ZL Utrecht": a postcode, then a place without digits.
 _POSTCODE_LINE = re.compile(  # "34710 Kadıköy/İstanbul": a district and its city
     r"^(?=.{6,60}$)(?:(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?|\d{3}\s\d{2})\s+[^\W\d]+(?:[ .,'/-]+[^\W\d]+)*\.?$"
 )
 # "Curitiba – PR, CEP 80240-030", "CEP: 80240-030": a Brazilian postcode, after its place or alone.
 _CEP_LINE = re.compile(r"^(?=.{8,70}$)(?:[^\W\d][\w .'–-]*?(?:\s*[–/-]\s*[A-Z]{2})?\s*,?\s*)?CEP:?\s*\d{5}-?\d{3}\.?$")
-_STREET_LINE = re.compile(r"\w.*\d|\d.*\w")
+_STREET_LINE = re.compile(r"^(?=\D*+\d)\W*+\w\W*+\w")  # a digit and another letter or digit
 _DIGIT = re.compile(r"\d")
 # Messengers a business gives as a way to reach it, by the host of its chat link.
 _CHAT_HOSTS = {
@@ -865,7 +865,7 @@ _LEADING_INTO = {
 
 
 # An address written in two <span>s reads "info@ example.com" once joined with a space.
-_SPLIT_EMAIL = re.compile(r"[\w.+-]+\s*@\s*[\w-]+(?:\s*\.\s*[\w-]+)+")
+_SPLIT_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++\s*@\s*[\w-]+(?:\s*\.\s*[\w-]+)+")
 
 
 def _short_label(text: str) -> str:
@@ -1338,7 +1338,7 @@ def _from_text(text: str, url: str, chrome: bool = False) -> list[Fact]:
             (_POSTCODE_LINE.match(line) or _CEP_LINE.match(line))
             and not _us_street_line(line)
             and i > 0
-            and _STREET_LINE.search(lines[i - 1])
+            and _STREET_LINE.match(lines[i - 1])
             and len(lines[i - 1]) <= 60
         ):
             street = lines[i - 1]
@@ -1823,7 +1823,7 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
-    r"^\s*\.?\s*(?:-|–|—|־|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|по|до|"
+    r"^\s*+(?:\.\s*+)?(?:-|–|—|־|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|по|до|"
     r"부터|から|至|到|ถึง|إلى|الى|حتى|لغاية|עד|تا|الی|لغایت)\s*$",
     re.IGNORECASE,
 )

@@ -808,7 +808,7 @@ def _split_at_title(markdown: str) -> tuple[str, str]:
 PROSE_LINE_CHARS = 200
 
 
-_PRICE = re.compile(r"[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:€|EUR|USD|GBP|kr|zł|Kč)(?!\w)")
+_PRICE = re.compile(r"[$€£¥₹]\s?\d|(?<![\d.,])[.,]*+\d[\d.,]*+\s?(?:€|EUR|USD|GBP|kr|zł|Kč)(?!\w)")
 
 
 def _drop_other_products(tags: _Tags) -> None:
