@@ -40,8 +40,8 @@ Kind = Literal["time", "price", "phone", "email", "address", "chat"]
 # wants the number; "Do you have a phone number?" does too). Left out before the kinds are read.
 _WAY_OF_ASKING = re.compile(
     r"\b(?:send|write|drop|shoot)\s+(?:you|us)\s+(?:an?\s+)?(?:e-?mail|mail|message|text)\b"
-    r"|\b(?:by|via|per|por|par|al|über|pelo|pela|tramite|pe|prin)\s+(?:e-?mail|mail|phone|telephone|teléfono|telefon|"
-    r"téléphone|telefono|telefone|correo|courriel)\b",
+    r"|\b(?:by|via|per|por|par|al|über|pelo|pela|tramite|pe|prin|po)\s+(?:e-?mail|mail|phone|telephone|teléfono|telefon|"
+    r"téléphone|telefono|telefone|correo|courriel|correu|telèfon|e-?pošti|telefonu)\b",
     re.IGNORECASE,
 )
 _ASKED: dict[Kind, re.Pattern] = {
@@ -70,7 +70,10 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"о котрій|до котрої|з котрої|графік\w*|години роботи|режим роботи|коли (?:ви )?(?:працюєте|відкриті|відчиняєтесь)|"
         r"u kol?i?ko sati|do kad[a]?|od kad[a]?|radno vrijeme|kad(?:a)? (?:radite|ste otvoreni)|"
         r"во сколько|до скольки|со скольки|с какого времени|режим работы|часы работы|график\w*|когда (?:вы )?работаете|"
-        r"в колко часа|до колко часа|от колко часа|работно време|кога (?:отваряте|затваряте|отваря|затваря))\b"
+        r"в колко часа|до колко часа|от колко часа|работно време|кога (?:отваряте|затваряте|отваря|затваря)|"
+        r"a quina hora|fins a quina hora|des de quina hora|fins quan|horaris?|quan (?:obriu|tanqueu|obre|tanca)|"
+        r"ob kateri uri|do kdaj|od kdaj|do katere ure|od katere ure|delovni čas|ordinacijski čas|odpiralni čas|urnik|"
+        r"kdaj (?:ste odprti|odprete|zaprete|delate|ordinirate|imate odprto))\b"
         r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|幾點|营业时间|營業時間|門診時間|看診時間"
         r"|กี่โมง|กี่ทุ่ม|เวลาเปิด|เวลาทำการ|لإيمتى|لايمتى|إيمتى|ايمتى|متى|الساعة كم|أي ساعة|ساعات الدوام|مواعيد"
         r"|(?<![\u05d0-\u05ea])(?:עד מתי|מאיזו שעה|מאיזה שעה|עד איזו שעה|עד איזה שעה|באיזו שעה|באיזה שעה|באיזה שעות|"
@@ -101,7 +104,9 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"сколько (?:\w+ ){0,2}(?:стоит|стоят|будет стоить|платить)|цена|цены|стоимость|"
         r"колко (?:\w+ ){0,2}(?:струва|струват|излиза|излезе|плащам|плаща|платим|взимате)|колко е (?:цената|нощувката|допълнително)|цени|ценоразпис|такса|"
         r"harga\w*|biaya\w*|ongkos\w*|(?:sewa\w*|bayar|charge|kena|denda\w*|deposit\w*)(?: \w+){0,4} berapa|berapa (?:harga|biaya|ongkos|duit|rupiah|ribu)|"
-        r"kol?i?ko (?:\w+ ){0,2}(?:košta|koštaju|košto|se plaća|plaćamo|bi bila|bi bilo|tražite)|cijena|cijene|cjenik)\b"
+        r"kol?i?ko (?:\w+ ){0,2}(?:košta|koštaju|košto|se plaća|plaćamo|bi bila|bi bilo|tražite)|cijena|cijene|cjenik|"
+        r"quant (?:\w+ ){0,2}(?:costa|costen|costaria|val|valen|és|cobreu|cobren|surt|pago|pagaria)|preus?|"
+        r"koliko (?:\w+ ){0,2}(?:stane|stanejo|bi stalo|bo stalo|plačam|plačamo|zaračunate|računate)|cene|cenik\w*)\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|多少錢|价格|價格|價錢|費用|收費|"
         r"เท่าไหร่|เท่าไร|ราคา|ค่าเรียน|ค่าบริการ|قديش|قدّيش|كم سعر|سعر|أسعار|اسعار|تكلفة|كم بتكلف|كم بكلف|(?<![\u0600-\u06ff])بكم(?=\s*[؟?]|\s*$)"  # "بكم" is also "with you"
         r"|(?<![\u05d0-\u05ea])(?:כמה (?:\w+ ){0,2}(?:עולה|עולים|עולות|זה עולה|לוקחים|גובים|צריך לשלם|משלמים)|ה?מחיר(?:ים)?|מחירון)(?![\u05d0-\u05ea])"
@@ -118,7 +123,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"soittaa|soitan|số điện thoại|điện thoại|sđt|số mấy|số nào|hotline|zalo|nomor (?:telepon|telp|hp|wa|whatsapp|kantor|kontak)\w*|telepon\w*|telp|"
         r"ditelepon|menelepon|телефон\w*|подзвонити|зателефонувати|дзвонити|позвонить|звонить|"
         # "номер" is a hotel room too ("які номери у вас є?"): a number asked for, or a phone's
-        r"(?:на )?(?:який|яким|какой|каким|ваш|ваш\w+) номер|номер (?:телефон\w*|реєстратур\w*|регистратур\w*|вайбер\w*|viber)|broj(?:a)? (?:telefona|mobitela|mobilnog|mobitel|whatsappa?|vibera?|za (?:poziv|kontakt))|(?:vaš|koji je|vam je|imate li|imate|dajte mi|dat) broj|broj od|nazvati|nazovem)\b"
+        r"(?:на )?(?:який|яким|какой|каким|ваш|ваш\w+) номер|номер (?:телефон\w*|реєстратур\w*|регистратур\w*|вайбер\w*|viber)|broj(?:a)? (?:telefona|mobitela|mobilnog|mobitel|whatsappa?|vibera?|za (?:poziv|kontakt))|(?:vaš|koji je|vam je|imate li|imate|dajte mi|dat) broj|broj od|nazvati|nazovem|"
+        r"telèfon|trucar|truco|us puc trucar|telefonsk\w* številk\w*|številk\w*|poklicati|pokličem)\b"
         r"|\bwhatsapp\b|전화|電話|电话|手機|號碼|号码|เบอร์|โทร(?!ทัศน์)|تلفون|تليفون|هاتف|موبايل|واتس|رقمكم|"
         r"(?:ال)?رقم (?:ال)?(?:تلفون|تليفون|هاتف|جوال|موبايل|واتس\w*|أرضي|تواصل|اتصال)|"
         r"(?<![\u05d0-\u05ea])[ובלמה]{0,2}(?:טלפון|וואטסאפ|ווטסאפ|ווצאפ|וואצאפ)|"
@@ -128,7 +134,7 @@ _ASKED: dict[Kind, re.Pattern] = {
     ),
     "email": re.compile(
         r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|e-?post\w*|posta elettronica|ηλεκτρονικ\w*|mejl\w*|sähköpost\w*|"
-        r"(?:електронн\w* )?пошт\w*|(?:электронн\w* )?почт\w*|імейл\w*|емейл\w*|имейл\w*)\b"
+        r"(?:електронн\w* )?пошт\w*|(?:электронн\w* )?почт\w*|імейл\w*|емейл\w*|имейл\w*|correu|e-?pošt\w*|e-?naslov\w*)\b"
         r"|이메일|메일|メール|邮箱|郵件|信箱|(?<=[\u4e00-\u9fff])e-?mail|อีเมล|إيميل|ايميل|بريد|מייל|דוא\"ל|דוא״ל|אימייל|ایمیل|پست الکترونیک",
         re.IGNORECASE,
     ),
@@ -146,7 +152,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"pe ce stradă|hol (?:vagytok|vannak|van|található|találom|találhatók)|"
         r"osoite\w*|katuosoite\w*|missä (?:te )?(?:olette|ootte|sijaitsette|päin)|"
         r"địa chỉ|ở đâu|chỗ nào|đường nào|nằm ở|alamat\w*|di ?mana (?:(?:kantor|lokasi|tempat)\w*|ya|sih)|"
-        r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь)|gdje ste|di ste (?:vi|točno|smješteni)|gdje se nalazite|kako (?:da )?vas nađem)\b|주소|어디|위치|住所|どこ|地址|在哪|"
+        r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь)|gdje ste|di ste (?:vi|točno|smješteni)|gdje se nalazite|kako (?:da )?vas nađem|"
+        r"adreça|on (?:sou|esteu|és|queda|són|us trobo|us trobem)|(?<!-)(?<!poštni )(?<!ronski )naslov\w*|kje (?:ste|se nahajate|vas najdem|je ordinacija|točno))\b|주소|어디|위치|住所|どこ|地址|在哪|"
         r"อยู่ที่ไหน|อยู่ตรงไหน|ที่อยู่|(?<![\u0600-\u06ff])(?:وين|أين|فين)(?![\u0600-\u06ff])|عنوان|مكانكم|موقعكم|"
         r"(?<![\u05d0-\u05ea])[ובלמה]{0,2}כתובת(?! ה?(?:מייל|דוא|אימייל))|(?<![\u05d0-\u05ea])(?:איפה אתם|איפה נמצא|איפה החנות|איפה המשרד|איפה הקליניקה|באיזה רחוב)|"
         rf"(?<![{PERSIAN_LETTERS}])(?:(?:آدرس|نشانی)(?! ایمیل)|[کك]جا(?:ست|یید|یین| هستید| هستین| است| قرار دارید))(?![{PERSIAN_LETTERS}])",
@@ -211,7 +218,7 @@ _OPEN = re.compile(
     r"\b(?:open|opened|offen|geöffnet|abren|abierto|abiertos|abrís|ouvert|ouverts|ouvrez|aperti|aperto|aprite|"
     r"aberto|abertos|abrem|geopend|open zijn|açık|açıkmısınız|czynne|otwarte|otevřeno|máte otevřeno|otvorené|otvorení|ordinujete|öppet|öppna|"
     r"åbent|åpent|ανοιχτά|ανοιχτό|deschis|deschideți|nyitva|auki|avoinna|mở cửa|buka|працюєте|працює|відкриті|"
-    r"работаете|работает|открыты|работите|отворено|отворена|отворени|otvoreni|otvoreno|radite)\b|영업|営業|開いて|有開|開門|看診|營業|เปิด|فاتحين|بتفتحوا|تفتحون|مفتوحين|فاتح|"
+    r"работаете|работает|открыты|работите|отворено|отворена|отворени|otvoreni|otvoreno|radite|obert|oberts|oberta|obriu|odprto|odprti|odprta|delate|ordinirate)\b|영업|営業|開いて|有開|開門|看診|營業|เปิด|فاتحين|بتفتحوا|تفتحون|مفتوحين|فاتح|"
     r"פתוחים|פתוח|פתוחה|עובדים|לקפוץ|לבוא|"
     rf"(?<![{PERSIAN_LETTERS}])باز(?:ه|ید|ین| هستید| هستین| است| میشه| می\u200cکنید)?(?![{PERSIAN_LETTERS}])",
     re.IGNORECASE,
@@ -264,8 +271,7 @@ def asked_first(
     one_slot_per_page, so every hit is looked at.) A question for a time that names
     `days` (asked_days) wants a passage that also names one of them: a Turkish
     dentist's "Cumartesi … kaça kadar?" got the Korean page's weekday hours first, and
-    the line "Cumartesi 09:00 – 14:00" third. Failing one, a passage with any time goes
-    first, as for a question naming no day.
+    the line "Cumartesi 09:00 – 14:00" third. Failing one, a passage with any time goes first, as for a question naming no day.
 
     A question for a weekday's hours that names no date (`weekly`, asks_weekly) asks for
     the business's week, which a news post does not state (`news_page`): "Hoe laat gaan
@@ -313,10 +319,11 @@ _OCCASION = re.compile(
     r"bayram\w*|ramazan|ramadan|wielkanoc\w*|świąt\w*|święt\w*|velikonoc\w*|vánoc\w*|sviatk\w*|karácsony\w*|"
     r"húsvét\w*|ünnep\w*|joulu\w*|pääsiäi\w*|juhannu\w*|tết|lebaran|idul\w*|nyepi|paşte|paște|crăciun\w*|"
     r"рождеств\w*|пасх\w*|праздни\w*|великдень|різдв\w*|свята|святков\w*|коледа|великден|božić\w*|uskrs\w*|"
-    r"blagdan\w*|πάσχα|χριστούγενν\w*|αργί\w*|"
+    r"blagdan\w*|πάσχα|χριστούγενν\w*|αργί\w*|nadal|setmana santa|sant joan|festiu\w*|cap d'any|božič\w*|"
+    r"velik\w* noč\w*|praznik\w*|praznič\w*|novo leto|novoletn\w*|"
     # "since when?" asks when the hours changed: a news post's date
     r"since when|depuis quand|seit wann|desde cuándo|desde quando|da quando|sinds wanneer|od kdy|od kiedy|od kedy|"
-    r"siden hvornår|siden når|sedan när|mióta|mistä lähtien|с каких пор|відколи|от кога)\b"
+    r"siden hvornår|siden når|sedan när|des de quan|mióta|mistä lähtien|с каких пор|відколи|от кога)\b"
     r"|رمضان|عيد|عید|نوروز|تعطیلات|חג|פסח|ראש השנה|סוכות|สงกรานต์|ปีใหม่|春节|春節|過年|正月|お盆|年末|祝日|설날|추석|명절|공휴일",
     re.IGNORECASE,
 )

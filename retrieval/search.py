@@ -168,12 +168,25 @@ def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
     # "per", "Dog friendly?" Danish's "dog". Two words, or one and a letter or sign of
     # the language ("¿Abren los sábados?", "Siete aperti il lunedì?").
     other, votes = query_language_votes(query, ANALYSED_LANGUAGES)
-    if other and (votes >= 2 or any(ch in _TELLING_LETTERS.get(other, "") for ch in query.casefold())):
+    folded = query.casefold()
+    if other and (votes >= 2 or any(ch in _TELLING_LETTERS.get(other, "") for ch in folded)):
         return other
-    return None
+    # A tie of languages sharing their function words ("es", "el", "de" are Spanish's and
+    # Catalan's): the one whose letters the question has ("¿Cuál es el número?").
+    told = {lang for lang, letters in _TELLING_LETTERS.items() if any(ch in folded for ch in letters)}
+    return query_language_votes(query, told)[0] if other is None and told else None
 
 
-_TELLING_LETTERS = {"es": "¿¡ñ", "pt": "ãõç", "fr": "çœêë", "it": "àèìòù", "de": "ßäöü", "tr": "ığş", "ro": "ăâîșț"}
+_TELLING_LETTERS = {
+    "ca": "·",
+    "es": "¿¡ñ",
+    "pt": "ãõç",
+    "fr": "çœêë",
+    "it": "àèìòù",
+    "de": "ßäöü",
+    "tr": "ığş",
+    "ro": "ăâîșț",
+}
 _TELLING_LETTERS |= {"uk": "іїєґ", "ru": "ыэъё"}
 
 

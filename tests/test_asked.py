@@ -475,3 +475,28 @@ def test_a_price_is_read_from_the_start_of_its_number_in_long_runs_of_digits():
     assert holds("price", figures + " 45 €") and holds("price", "1" * 3000 + " x 3만 원")
     assert holds("price", "ab.50 €") and holds("price", "Kaffee ,90 EUR") and holds("price", "1'200 CHF")
     assert holds("price", "ミニ 1,500元") and not holds("price", "Tel. 0123 456 789")
+
+
+@pytest.mark.parametrize(
+    "question, kinds, days, weekly",
+    [
+        ("A quina hora tanqueu el dissabte?", ("time",), {5}, True),
+        ("Obriu els diumenges?", ("time",), {6}, True),
+        ("Quant costa llogar una bici elèctrica tot el dia?", ("price",), set(), False),
+        ("Quin és el vostre telèfon?", ("phone",), set(), False),
+        ("Quin és el correu electrònic?", ("email",), set(), False),
+        ("On sou exactament?", ("address",), set(), False),
+        ("Obriu el dilluns de Sant Joan?", ("time",), {0}, False),  # a holiday's Monday
+        ("Ob kateri uri ste odprti v petek?", ("time",), {4}, True),
+        ("Ali ste v soboto odprti?", ("time",), {5}, True),
+        ("Koliko stane beljenje zob pri vas?", ("price",), set(), False),
+        ("Kakšna je vaša telefonska številka?", ("phone",), set(), False),
+        ("Kakšen je vaš e-poštni naslov?", ("email",), set(), False),  # the e-mail address, no street
+        ("Kje se nahajate?", ("address",), set(), False),
+        ("Ste odprti v petek pred božičem?", ("time",), {4}, False),
+    ],
+)
+def test_catalan_and_slovenian_questions_ask_for_kinds_and_days(question, kinds, days, weekly):
+    asked = asked_kinds(question)
+    assert asked == kinds and asked_days(question, asked) == days
+    assert asks_weekly(question, asked_days(question, asked)) is weekly

@@ -1533,3 +1533,24 @@ def test_a_persian_clinics_week_from_its_contact_page_and_not_from_an_old_post()
     # in the order of the week as the card counts it, from Monday
     assert hours == ["پنجشنبه ۹:۰۰ تا ۱۴:۰۰", "جمعه تعطیل", "شنبه تا چهارشنبه ۹:۰۰ تا ۱۴:۰۰ و ۱۷:۰۰ تا ۲۱:۰۰"], hours
     assert card_markdown(card, ["fa"]).startswith("# تماس با ما / Contact")
+
+
+def test_catalan_and_slovenian_weeks_and_cards_are_read():
+    _days_are(
+        ("De dilluns a divendres de 9:30 a 14:00", set(range(5))),
+        ("Dl–Dv: 9:30–14 h, Ds: 10–14 h", set(range(6))),
+        ("Dissabtes i diumenges tancat", {5, 6}),
+        ("od ponedeljka do petka od 8. do 16. ure", set(range(5))),
+        ("Sobota in nedelja: zaprto", {5, 6}),
+        ("Pon–pet 8–16, sob 8–12", set(range(6))),
+        ("sre 10.00–12.00", {2}),
+        ("Sredi mesta, ob reki", set()),  # "in the middle of", no Wednesday
+    )
+    card = [Fact("hours", "Dilluns tancat")]
+    assert card_markdown(card, ["ca"]).startswith("# Contacte / Contact")
+    assert "Horari / Opening hours: Dilluns tancat" in card_markdown(card, ["ca"])
+    assert "Delovni čas / Opening hours:" in card_markdown(card, ["sl"])
+    from ingest.extract.facts import contact_page, news_page
+
+    assert news_page("https://bicis.example/noticies/bicis-de-carrega/") and news_page("https://zobna.example/novice/")
+    assert contact_page("https://bicis.example/contacte/") and contact_page("https://zobna.example/kje-smo/")

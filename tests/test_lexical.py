@@ -104,3 +104,14 @@ def test_persian_questions_share_their_words_and_not_their_stopwords():
     assert _shared(thursday, "fa", "پنج‌شنبه", ("fa",)) == _shared(thursday, "fa", "پنج شنبه", ("fa",)) == 1
     assert _shared("شنبه ۹ تا ۱۴", "fa", "پنج‌شنبه", ("fa",)) == 0  # not Saturday
     assert _shared("یکشنبه تعطیل", "fa", "يكشنبه", ("fa",)) == 1
+
+
+def test_catalan_and_slovenian_function_words_are_no_terms_and_tell_the_language():
+    # Neither has a Snowball stemmer; qdrant-edge's lists hold their function words only
+    # (stopwords-iso's Slovenian list holds "ponedeljek" and "zaprto").
+    assert analysis_language("ca-ES") == "ca" and analysis_language("sl-SI") == "sl"
+    assert _shared("Els dilluns obrim a les nou amb la botiga", "ca", "Quin dia obriu amb la botiga?", ("ca",)) == 1
+    assert _shared("Ob ponedeljkih je zaprto", "sl", "Ali je ob ponedeljkih zaprto?", ("sl",)) == 2
+    assert query_language("A quina hora obriu els dissabtes?", {"ca", "es", "en"}) == "ca"
+    assert query_language("¿A qué hora abren los sábados?", {"ca", "es", "en"}) == "es"
+    assert query_language("Koliko stane beljenje zob pri vas?", {"sl", "en"}) == "sl"

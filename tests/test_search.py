@@ -27,8 +27,10 @@ def test_dense_ranking_steps_aside_for_a_language_the_model_was_not_trained_on()
     assert dense_weight("How much is the double room?", ("es",), english_only) == 1.0
     assert dense_weight("habitación doble", ("es",), english_only) == 1.0  # no function words: keep both
     assert dense_weight("¿Cuánto cuesta la habitación doble?", ("es",), None) == 1.0  # a multilingual model
-    # Pages without `lang`: only English is a candidate, so the query stays hybrid.
-    assert dense_weight("¿Cuánto cuesta la habitación doble?", ("",), english_only) == 1.0
+    # Pages without `lang`: a question whose one function word ("la") several languages
+    # share stays hybrid; its "¿" tells Spanish, which the model does not read.
+    assert dense_weight("Cuánto cuesta la habitación doble", ("",), english_only) == 1.0
+    assert dense_weight("¿Cuánto cuesta la habitación doble?", ("",), english_only) == 0.0
 
 
 def test_lexical_steps_mostly_aside_for_a_question_in_a_language_the_site_lacks():
@@ -224,3 +226,10 @@ def test_ukrainian_and_russian_questions_are_told_by_their_letters():
     assert language_of("Добрий день, підкажіть номер реєстратури", ("uk", "en")) == "uk"
     assert language_of("Где вы находитесь?", ("en",)) == "ru"
     assert language_of("Сколько стоит чистка зубов?", ("en",)) is None  # no letter of either alone
+
+
+def test_catalan_and_slovenian_questions_are_told():
+    assert language_of("Quant costa llogar una bici elèctrica?", ("ca", "es", "en")) == "ca"
+    assert language_of("Quan puc cancel·lar la reserva?", ("en",)) == "ca"  # its "l·l" on an English site
+    assert language_of("Ali ste v soboto odprti?", ("sl", "en")) == "sl"
+    assert language_of("¿Abren los domingos?", ("ca", "es", "en")) == "es"

@@ -347,13 +347,33 @@ LABELS: dict[str, dict[str, str]] = {
         "booking": "Резервации",
         "title": "Контакти",
     },
+    "ca": {
+        "phone": "Telèfon",
+        "whatsapp": "WhatsApp",
+        "chat": "Xat",
+        "email": "Correu electrònic",
+        "address": "Adreça",
+        "hours": "Horari",
+        "booking": "Reserves",
+        "title": "Contacte",
+    },
+    "sl": {
+        "phone": "Telefon",
+        "whatsapp": "WhatsApp",
+        "chat": "Klepet",
+        "email": "E-pošta",
+        "address": "Naslov",
+        "hours": "Delovni čas",
+        "booking": "Naročanje",
+        "title": "Kontakt",
+    },
 }
 LABELS["no"] = LABELS["nb"]  # Norwegian, as pages declare it either way
 
 _PHONE = re.compile(r"(?<![\w+])(\+?\(?\d[\d ()./\-\u00a0]{5,18}\d)(?!\w)")
 _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
 _PHONE_WORDS = re.compile(
-    r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|fono|móvil|movil|mobile|mobil|handy|gsm|"
+    r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|telèfon|fono|móvil|movil|mòbil|mobile|mobil|handy|gsm|"
     r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο|puhelin|puh|"
     r"telefonszám|điện thoại|đt|sđt|di động|hotline|zalo|telepon|telp|tlp|no\. hp|nomor hp|"
     r"тел|телефон|моб|мобільний|мобильный|реєстратура|регистратура|ב?טלפון|טלפונים|נייד|התקשרו|טל(?=\s?[:'׳]))\b|전화|☎|📞|電話|电话|ＴＥＬ"
@@ -381,7 +401,7 @@ _HOURS_WORDS = re.compile(
     r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά|aukioloajat|avoinna|nyitvatartás|nyitva|deschis|"
     r"giờ mở cửa|mở cửa|giờ làm việc|thời gian làm việc|jam buka|jam operasional|jam kerja|jam kantor|buka|"
     r"графік роботи|години роботи|режим роботи|працюємо|график работы|режим работы|часы работы|работаем|работно време|отворено|работим|"
-    r"radno vrijeme|otvoreno|radimo|ساعات العمل|ساعات الدوام|أوقات العمل|مواعيد العمل|الدوام|"
+    r"radno vrijeme|otvoreno|radimo|horari|obert|oberts|delovni čas|odpiralni čas|ordinacijski čas|urnik|odprto|ساعات العمل|ساعات الدوام|أوقات العمل|مواعيد العمل|الدوام|"
     r"שעות פתיחה|שעות הפתיחה|שעות פעילות|שעות הפעילות|פתוח|פתוחים|פתוחה)\b|"
     r"ساعات کاری|ساعت کاری|ساعات پذیرش|زمان پذیرش|ساعات کار|"
     r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間|門診時間|看診時間|"
@@ -401,20 +421,20 @@ _WEEK = tuple(
         (
             "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag "
             "poniedziałek poniedziałki poniedziałku pon pn pondělí pondelok pondelka δευτέρα δευτερα δευ luni hétfő hétfőn maanantai maanantaina maanantaisin "
-            "понеділок понеділка понеділком понедельник понедельника понедельникам понеделник понеделника понеделници ponedjeljak ponedjeljka ponedjeljkom الاثنين الإثنين",
+            "понеділок понеділка понеділком понедельник понедельника понедельникам понеделник понеделника понеделници ponedjeljak ponedjeljka ponedjeljkom الاثنين الإثنين dilluns ponedeljek ponedeljka ponedeljkih ponedeljku",
             "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag "
-            "wtorek wtorki wtorku wt úterý utorok utorka τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa вівторок вівторка вторник вторника вторници utorak utorka utorkom الثلاثاء",
+            "wtorek wtorki wtorku wt úterý utorok utorka τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa вівторок вівторка вторник вторника вторници utorak utorka utorkom الثلاثاء dimarts torek torka torkih torku",
             "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag "
-            "środa środy środę śr středa středu streda stredu stredy τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin rabu середа середу середи среда среду сряда сряди srijeda srijede srijedu srijedom الأربعاء الاربعاء",
+            "środa środy środę śr středa středu streda stredu stredy τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin rabu середа середу середи среда среду сряда сряди srijeda srijede srijedu srijedom الأربعاء الاربعاء dimecres sreda sredo srede sredah",
             "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag "
-            "czwartek czwartki czwartku czw čtvrtek štvrtok štvrtka πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin kamis четвер четверга четверг четвъртък четвъртъци četvrtak četvrtka četvrtkom الخميس",
+            "czwartek czwartki czwartku czw čtvrtek štvrtok štvrtka πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin kamis четвер четверга четверг четвъртък четвъртъци četvrtak četvrtka četvrtkom الخميس dijous četrtek četrtka četrtkih četrtku",
             "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag piątek piątki piątku pt pátek piatok piatka "
-            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin jumat пятница пятницу пятницы петък петъци petak petka petkom الجمعة",
+            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin jumat пятница пятницу пятницы петък петъци petak petka petkom الجمعة divendres petek petkih petku",
             "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
-            "sobota soboty sobotę sobotu sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu субота суботу суботи суботам суббота субботу субботы субботам събота съботи subota subotom subote subotu السبت",
+            "sobota soboty sobotę sobotu sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu субота суботу суботи суботам суббота субботу субботы субботам събота съботи subota subotom subote subotu السبت dissabte dissabtes soboto sobote sobotah soboti",
             "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag "
             "niedziela niedziele niedzieli niedzielę niedz nd neděle neděli nedeľa nedeľu nedele κυριακή κυριακη κυριακές κυριακες κυρ duminică duminica "
-            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin неділя неділю неділі неділям воскресенье воскресенья неделя nedjelja nedjelje nedjelju nedjeljom الأحد الاحد",
+            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin неділя неділю неділі неділям воскресенье воскресенья неделя nedjelja nedjelje nedjelju nedjeljom الأحد الاحد diumenge diumenges nedelja nedeljo nedelje nedeljah nedelji",
         ),
         _NORDIC,
         (
@@ -458,6 +478,9 @@ _EVERY_DAY = (
     "καθημερινά",
     "καθημερινα",
     "zilnic",
+    "cada dia",
+    "tots els dies",
+    "vsak dan",
     "naponta",
     "päivittäin",
     "hằng ngày",
@@ -531,7 +554,7 @@ _FULL_DAY = re.compile(
 _CLOSED = re.compile(
     r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten|"
     r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|zatvorené|stängt|stengt|lukket|"
-    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|zatvoreno|zatvoren|zatvorena|nghỉ|đóng cửa|tutup|libur|вихідний|вихідні|зачинено|зачинені|выходной|выходные|закрыто|затворено|затворена|затворени|почивен ден|почивни дни)\b|"
+    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|zatvoreno|zatvoren|zatvorena|tancat|tancada|tancats|tanquem|zaprto|zaprti|zaprta|nghỉ|đóng cửa|tutup|libur|вихідний|вихідні|зачинено|зачинені|выходной|выходные|закрыто|затворено|затворена|затворени|почивен ден|почивни дни)\b|"
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息|"
     r"\b(?:مغلق|مغلقة|مغلقين|مسكر|مسكّر|مسكرين|مسكّرين|مقفل|عطلة|إجازة|اجازة)\b|\b(?:ne radimo|neradni dan|neradno)\b|"
     r"(?<![\u05d0-\u05ea])ו?(?:סגור|סגורה|סגורים|סגורות)(?![\u05d0-\u05ea])|"
@@ -999,7 +1022,7 @@ def _as_written(a, value: str) -> str:
 _NEWS_PATH = re.compile(
     r"/(?:news|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
     r"nyheder|nyheter|aktualnosci|aktualności|aktuality|novinky|vijesti|akhbar|اخبار|أخبار|новини|новости|"
-    r"haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|novyny|novini|novosti|공지|공지사항|소식)(?:[/._-]|$)"
+    r"noticies|notícies|novetats|novice|obvestila|aktualno|haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|novyny|novini|novosti|공지|공지사항|소식)(?:[/._-]|$)"
     # "/nea-smyrni/" is a place, "/notice-of-privacy-practices/" a policy; "/menu/2025/" no post
     r"|/(?:nea|νέα|notice|notices)(?:/|\.html?$|$)|/bbs/board|/20\d\d/(?:0[1-9]|1[0-2])/",
     re.IGNORECASE,
@@ -1611,14 +1634,16 @@ _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; 
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
     r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
     r"오시는|연락|영업시간|yhteystiedot|ota-yhteytta|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás|"
-    r"lien-he|lienhe|liên-hệ|kontak|hubungi|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר|tamas-ba-ma|تماس",
+    r"lien-he|lienhe|liên-hệ|kontak|hubungi|on-som|com-arribar|horari|kje-smo|delovni-cas|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר|tamas-ba-ma|تماس",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
 # A booking page gives the numbers to book on (a WhatsApp number, often), after the contact page's.
-_BOOKING_PATH = re.compile(r"reserv|prenota|buchen|booking|rezervasyon|rezerwacj|kratis|κρατήσ|예약", re.IGNORECASE)
+_BOOKING_PATH = re.compile(
+    r"reserv|prenota|buchen|booking|rezervasyon|rezerwacj|narocanje|naročanje|kratis|κρατήσ|예약", re.IGNORECASE
+)
 _LEGAL_PATH = re.compile(
-    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä|gioi-thieu|tentang|pro-nas|o-nas",
+    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä|gioi-thieu|tentang|pro-nas|o-nas|qui-som|impresum|pravno-obvestilo",
     re.IGNORECASE,
 )
 
@@ -1846,9 +1871,11 @@ _SHORT_WEEKS = {
     "uk": "пн вт ср чт пт сб нд",
     "ru": "пн вт ср чт пт сб вс",
     "hr": "pon uto sri čet pet sub ned",  # and Bosnian, Serbian in Latin letters
+    "sl": "pon tor sre čet pet sob ned",
+    "ca": "dl dt dc dj dv ds dg",
 }
 _SHORT_WEEKS = {lang: names.split() for lang, names in _SHORT_WEEKS.items()}
-_ONLY_DAYS = {"mån", "tis", "lör", "sön", "lør", "søn", "út", "čt", "pá"}
+_ONLY_DAYS = {"mån", "tis", "lör", "sön", "lør", "søn", "út", "čt", "pá", "sre", "čet"}
 _ONLY_DAYS |= {"пн", "вт", "ср", "чт", "пт", "сб", "нд", "вс"}  # Cyrillic abbreviations, no words
 _SHORT_NAME = re.compile(
     r"(?<!\w)("

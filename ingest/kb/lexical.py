@@ -5,8 +5,9 @@ that language's stopwords removed, so "habitación" finds "habitaciones" and "cu
 finds "cuestan". A query does not say its language, so it is analysed once per
 language the business's pages are written in and the terms are merged: each
 analysis can only match chunks analysed the same way. Polish, Czech, Slovak, Croatian,
-Ukrainian and Hebrew have no Snowball stemmer: their words are not stemmed, but their
-stopwords (stopwords-iso's lists) are dropped, so a question's "w", "o", "której" do not
+Ukrainian, Hebrew, Persian, Catalan and Slovenian have no Snowball stemmer: their words
+are not stemmed, but their stopwords (stopwords-iso's lists, qdrant-edge's for Catalan
+and Slovenian) are dropped, so a question's "w", "o", "której" do not
 rank the passages that use them most, and a question can be told to be in them. Other
 languages (Korean, Japanese, ...) and pages without `lang` keep the plain analysis:
 words lowercased, accents folded, nothing stemmed.
@@ -33,7 +34,7 @@ from functools import cache
 import qdrant_edge as qe
 import stopwordsiso
 
-SCHEME = "bm25-snowball-cjk-thai-hebrew-persian-7"
+SCHEME = "bm25-snowball-cjk-thai-hebrew-persian-catalan-slovenian-8"
 _WORDS = re.compile(r"\w+")
 PLAIN = ""
 
@@ -62,18 +63,22 @@ _SNOWBALL = {
 # Languages without a Snowball stemmer analysed with their stopwords alone (stopwords-iso;
 # its lists for other such languages hold content words: Slovenian's month names).
 _STOPWORDS_ONLY = frozenset({"pl", "cs", "sk", "hr", "uk", "he", "fa"})
+# Catalan and Slovenian, without a Snowball stemmer either, with qdrant-edge's own lists:
+# stopwords-iso's Slovenian list holds "januar", "ponedeljek", "zaprto" (closed), "kdaj"
+# (when); qdrant-edge's hold function words only ("quin", "amb", "koliko", "ste").
+_EDGE_STOPWORDS = {"ca": "Catalan", "sl": "Slovene"}
 # Folding "ı" to "i" and "ş" to "s" before the Turkish stemmer breaks its suffix rules
 # ("ışığı" no longer finds "ışık"); voice transcripts spell Turkish with its letters.
 _NO_FOLDING = {"tr"}
 # The languages a query can be told in, one code per stemmer (Norwegian's three codes
 # share one list of stopwords, so they would always tie).
-ANALYSED_LANGUAGES = (frozenset(_SNOWBALL) - {"nn", "no"}) | _STOPWORDS_ONLY
+ANALYSED_LANGUAGES = (frozenset(_SNOWBALL) - {"nn", "no"}) | _STOPWORDS_ONLY | frozenset(_EDGE_STOPWORDS)
 
 
 def analysis_language(lang: str) -> str:
     """`es-CL` -> `es`; languages without a stemmer -> PLAIN."""
     code = (lang or "").strip().lower().replace("_", "-").split("-")[0]
-    return code if code in _SNOWBALL or code in _STOPWORDS_ONLY else PLAIN
+    return code if code in _SNOWBALL or code in _STOPWORDS_ONLY or code in _EDGE_STOPWORDS else PLAIN
 
 
 _FOLD = str.maketrans("łŁđĐ", "lLdD")  # letters NFKD leaves whole
@@ -91,6 +96,8 @@ def _stopwords(code: str) -> qe.StopwordsSet | qe.Language:
     list), none for PLAIN."""
     if code == PLAIN:
         return qe.StopwordsSet(custom=set())
+    if code in _EDGE_STOPWORDS:
+        return getattr(qe.Language, _EDGE_STOPWORDS[code])
     if code not in _STOPWORDS_ONLY:
         return getattr(qe.Language, _SNOWBALL[code].title())
     words = set(stopwordsiso.stopwords(code)) - _NOT_STOPWORDS
@@ -102,7 +109,7 @@ def _stopwords(code: str) -> qe.StopwordsSet | qe.Language:
 def _model(code: str) -> qe.Bm25:
     if code == PLAIN:
         return qe.Bm25(qe.Bm25Config(ascii_folding=True, stemmer=qe.DisabledStemmer()))
-    if code in _STOPWORDS_ONLY:
+    if code in _STOPWORDS_ONLY or code in _EDGE_STOPWORDS:
         return qe.Bm25(qe.Bm25Config(stopwords=_stopwords(code), ascii_folding=True, stemmer=qe.DisabledStemmer()))
     return qe.Bm25(qe.Bm25Config(language=_SNOWBALL[code], ascii_folding=code not in _NO_FOLDING))
 
