@@ -27,6 +27,7 @@ from ingest.extract.facts import (
     mentions_email,
     mentions_phone,
     names_full_day,
+    names_weekend,
     news_page,
     spoken_days,
 )
@@ -234,7 +235,7 @@ def asked_kinds(question: str) -> tuple[Kind, ...]:
     if (
         "time" not in kinds
         and _OPEN.search(question)
-        and names_full_day(question)
+        and (names_full_day(question) or names_weekend(question))
         and 0 < len(spoken_days(question)) < 7
     ):
         kinds = ("time", *kinds)
@@ -271,7 +272,10 @@ def asked_first(
     one_slot_per_page, so every hit is looked at.) A question for a time that names
     `days` (asked_days) wants a passage that also names one of them: a Turkish
     dentist's "Cumartesi … kaça kadar?" got the Korean page's weekday hours first, and
-    the line "Cumartesi 09:00 – 14:00" third. Failing one, a passage with any time goes first, as for a question naming no day.
+    the line "Cumartesi 09:00 – 14:00" third. One that names every day asked about goes
+    before one naming some ("what time do you close on weekdays?" got a rental page's
+    "from Saturday at 10:00 to Monday" before the contact page's "Monday – Friday").
+    Failing one, a passage with any time goes first, as for a question naming no day.
 
     A question for a weekday's hours that names no date (`weekly`, asks_weekly) asks for
     the business's week, which a news post does not state (`news_page`): "Hoe laat gaan
@@ -285,14 +289,19 @@ def asked_first(
     if not kinds or not hits:
         return hits
     floor = ASKED_FIRST_MIN_SHARE * hits[0].score
-    named = [lambda h: _holds_all(h, kinds) and bool(_days_named(h.payload.get("text", "")) & days)] if days else []
+    named = []
+    if days:
+        # every day asked about ("weekdays", "Saturday and Sunday"), then any of them
+        named = [lambda h: _holds_all(h, kinds) and days <= _days_named(h.payload.get("text", ""))]
+        if len(days) > 1:
+            named.append(lambda h: _holds_all(h, kinds) and bool(_days_named(h.payload.get("text", "")) & days))
     for good in [*named, lambda h: _holds_all(h, kinds)]:
         # lazily: the rest are looked at only when the first is a news post's
         holders = (i for i, hit in enumerate(hits) if (i == 0 or hit.score >= floor) and good(hit))
         first = next(holders, None)
         if first is None:
             continue
-        if weekly and named and good is named[0] and news_page(_url(hits[first])):
+        if weekly and good in named and news_page(_url(hits[first])):
             standing = [i for i in holders if not news_page(_url(hits[i]))]
             pages = [i for i in standing if not _url(hits[i]).endswith(SITE_DOCUMENT_FRAGMENT)]
             first = next(iter(pages or standing), first)

@@ -500,3 +500,38 @@ def test_catalan_and_slovenian_questions_ask_for_kinds_and_days(question, kinds,
     asked = asked_kinds(question)
     assert asked == kinds and asked_days(question, asked) == days
     assert asks_weekly(question, asked_days(question, asked)) is weekly
+
+
+def test_a_passage_naming_every_day_asked_about_goes_before_one_naming_some():
+    question = "What time do you close in the evening on weekdays?"
+    kinds = asked_kinds(question)
+    days = asked_days(question, kinds)
+    assert days == {0, 1, 2, 3, 4}
+    hits = [
+        _hit("rental", 0.0244, "Weekend rental: from Saturday at 10:00 to Monday at 10:00."),
+        _hit("faq", 0.0240, "Do I need to book? Not on weekdays."),
+        _hit("hours", 0.0226, "| Monday – Friday | 9.30am – 2pm, 4.30pm – 8pm |\n| Saturday | 10am – 2pm |"),
+    ]
+    assert [h.id for h in asked_first(hits, kinds, days)] == ["hours", "rental", "faq"]
+    # None names them all: one naming some of them still goes first.
+    assert [h.id for h in asked_first([hits[1], hits[0]], kinds, days)] == ["rental", "faq"]
+
+
+@pytest.mark.parametrize(
+    "question, days",
+    [
+        ("Are you open at the weekend?", {5, 6}),
+        ("¿Abrís el fin de semana?", {5, 6}),
+        ("Habt ihr am Wochenende offen?", {5, 6}),
+        ("Ali ste odprti med vikendom?", {5, 6}),
+        ("주말에도 영업하나요?", {5, 6}),
+        ("Quin horari feu entre setmana?", {0, 1, 2, 3, 4}),
+        ("¿Qué horario tenéis entre semana?", {0, 1, 2, 3, 4}),
+    ],
+)
+def test_the_weekend_and_the_working_week_are_the_days_asked_about(question, days):
+    assert asked_days(question, asked_kinds(question)) == days
+    # a weekend rental's price asks for no day
+    assert (
+        asked_days("Do you do weekend rentals, how much?", asked_kinds("Do you do weekend rentals, how much?")) == set()
+    )

@@ -1913,6 +1913,16 @@ _SHORT_WEEKDAYS |= {"ma": 0, "wo": 2, "vr": 4, "za": 5, "zo": 6}
 _SHORT_WEEKDAYS |= {"minggu": 6}  # Indonesian Sunday, with a capital: "minggu" is a week
 _WORKING_WEEK = ("weekdays", "werktags", "vardagar", "hverdage", "hverdager", "καθημερινές", "καθημερινες", "평일")
 _WORKING_WEEK += ("平日", "radnim danima")  # Japanese and Chinese: a table's column "平日", beside "土・日・祝日"
+_WORKING_WEEK += ("entre setmana", "entre semana", "feiners", "días laborables", "dies laborables", "med tednom")
+_WORKING_WEEK += ("delavniki", "delavnikih")
+# A caller's weekend, Saturday and Sunday ("are you open at the weekend?"): in questions
+# only, as a page's "weekend rental" or "weekend brunch" is no line of its week.
+_WEEKEND = re.compile(
+    r"\b(?:week-?ends?|wochenende\w*|fin(?:es)? de semana|caps? de setmana|fine settimana|fins? de semana|"
+    r"weekend(?:en|s)?|hafta ?sonu\w*|helg(?:en)?|víkend\w*|vikend\w*|konec tedna|hétvég\w*|viikonlop\w*|"
+    r"savaitgal\w*|nädalavahetus\w*|σαββατοκύριακο\w*|выходны[ех] дн\w*|вихідн\w* дн\w*)\b|주말|週末|周末|สุดสัปดาห์",
+    re.IGNORECASE,
+)
 
 
 # Vietnamese days by their number ("Thứ Hai", Monday, the second day; "Thứ 7"; "T2 – T7")
@@ -2201,9 +2211,15 @@ def _and_between(text: str, first: tuple[int, int], last: tuple[int, int]) -> bo
 
 def spoken_days(text: str) -> set[int]:
     """The weekdays a caller's question names: days_of, without the two- and three-letter
-    names a question uses as words ("Do you open on Friday?", "Do koľkej…", "Mi…")."""
+    names a question uses as words ("Do you open on Friday?", "Do koľkej…", "Mi…"), and
+    Saturday and Sunday for the weekend."""
     mentions = [m for m in _day_mentions(text) if not _LATIN_SHORT.fullmatch(text[m[0] : m[1]])]
-    return days_of(text, mentions)
+    days = days_of(text, mentions)
+    return days | {5, 6} if names_weekend(text) else days
+
+
+def names_weekend(text: str) -> bool:
+    return bool(_WEEKEND.search(text))
 
 
 _LATIN_SHORT = re.compile(r"[A-Za-z]{2,3}\.?")
