@@ -22,6 +22,7 @@ from typing import Literal
 from ingest.extract.facts import (
     PERSIAN_LETTERS,
     days_of,
+    hours_line_days,
     mentions_address,
     mentions_chat,
     mentions_email,
@@ -281,7 +282,10 @@ def asked_first(
     the business's week, which a news post does not state (`news_page`): "Hoe laat gaan
     jullie donderdag dicht?" got first the post on last Christmas's closing, "from
     Thursday 24 December to Friday 1 January we are closed", and the summer-hours post of
-    two years ago for "szombaton meddig vannak nyitva?". When the passage that would go
+    two years ago for "szombaton meddig vannak nyitva?". Such a question gets first a
+    passage where the day leads an hours line or a table's row ("| Dissabte | 10:00 –
+    14:00 |"), before prose that names it ("from Saturday at 10:00 to Monday"), and a
+    page's such line before the site-wide template's. When the passage that would go
     first is a news post's, the best placed passage of a standing page that names the day
     and matched as well as the floor goes first instead: a page's before the site-wide
     template's, which is the last part of a site brought up to date (the Seoul clinic's
@@ -289,19 +293,23 @@ def asked_first(
     if not kinds or not hits:
         return hits
     floor = ASKED_FIRST_MIN_SHARE * hits[0].score
-    named = []
+    named, in_lines = [], []
     if days:
-        # every day asked about ("weekdays", "Saturday and Sunday"), then any of them
-        named = [lambda h: _holds_all(h, kinds) and days <= _days_named(h.payload.get("text", ""))]
-        if len(days) > 1:
-            named.append(lambda h: _holds_all(h, kinds) and bool(_days_named(h.payload.get("text", "")) & days))
+        # every day asked about ("weekdays", "Saturday and Sunday"), then any of them;
+        # for the week's hours, each in an hours line first, then anywhere in the passage
+        for enough in (days.__le__, days.__and__) if len(days) > 1 else (days.__le__,):
+            if weekly:
+                in_lines.append(lambda h, enough=enough: _holds_all(h, kinds) and bool(enough(_hours_days(h))))
+                named.append(in_lines[-1])
+            named.append(lambda h, enough=enough: _holds_all(h, kinds) and bool(enough(_days_named(_text(h)))))
     for good in [*named, lambda h: _holds_all(h, kinds)]:
         # lazily: the rest are looked at only when the first is a news post's
         holders = (i for i, hit in enumerate(hits) if (i == 0 or hit.score >= floor) and good(hit))
         first = next(holders, None)
         if first is None:
             continue
-        if weekly and good in named and news_page(_url(hits[first])):
+        template = _url(hits[first]).endswith(SITE_DOCUMENT_FRAGMENT)
+        if weekly and good in named and (news_page(_url(hits[first])) or (template and good in in_lines)):
             standing = [i for i in holders if not news_page(_url(hits[i]))]
             pages = [i for i in standing if not _url(hits[i]).endswith(SITE_DOCUMENT_FRAGMENT)]
             first = next(iter(pages or standing), first)
@@ -311,6 +319,14 @@ def asked_first(
 
 def _url(hit: Hit) -> str:
     return hit.payload.get("url", "")
+
+
+def _text(hit: Hit) -> str:
+    return hit.payload.get("text", "")
+
+
+def _hours_days(hit: Hit) -> frozenset[int]:
+    return hours_line_days(_text(hit))
 
 
 _DIGIT = re.compile(r"\d")

@@ -535,3 +535,30 @@ def test_the_weekend_and_the_working_week_are_the_days_asked_about(question, day
     assert (
         asked_days("Do you do weekend rentals, how much?", asked_kinds("Do you do weekend rentals, how much?")) == set()
     )
+
+
+def test_a_weekly_question_gets_an_hours_line_before_prose_naming_the_day():
+    # The Gràcia bike shop: "dissabte a la tarda esteu oberts?" got the rental page's
+    # "des del dissabte a les 10:00 fins al dilluns" before the contact page's table.
+    question = "Bon dia, dissabte a la tarda esteu oberts?"
+    kinds = asked_kinds(question)
+    days = asked_days(question, kinds)
+    assert kinds == ("time",) and days == {5} and asks_weekly(question, days)
+    prose = _at(
+        "https://b.example/lloguer/",
+        "prose",
+        0.0244,
+        "El lloguer de cap de setmana va des del dissabte a les 10:00 fins al dilluns a les 10:00.",
+    )
+    template = _at("https://b.example/#site-wide", "template", 0.0230, "Dl–Dv 9:30–14 h · Ds: 10–14 h")
+    table = _at(
+        "https://b.example/contacte/",
+        "table",
+        0.0200,
+        "| Dilluns – Divendres | 9:30 – 14:00 |\n| Dissabte | 10:00 – 14:00 |",
+    )
+    hits = [prose, template, table]
+    assert [h.id for h in asked_first(hits, kinds, days, weekly=True)] == ["table", "prose", "template"]
+    # the footer's line when no page has one, and a dated question's day as before
+    assert [h.id for h in asked_first(hits[:2], kinds, days, weekly=True)] == ["template", "prose"]
+    assert asked_first(hits, kinds, days, weekly=False) == hits

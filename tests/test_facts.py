@@ -1554,3 +1554,14 @@ def test_catalan_and_slovenian_weeks_and_cards_are_read():
 
     assert news_page("https://bicis.example/noticies/bicis-de-carrega/") and news_page("https://zobna.example/novice/")
     assert contact_page("https://bicis.example/contacte/") and contact_page("https://zobna.example/kje-smo/")
+
+
+def test_the_days_that_lead_an_hours_line_or_a_tables_row():
+    from ingest.extract.facts import hours_line_days
+
+    table = "### Opening hours\n\n| Monday – Friday | 9.30am – 2pm |\n| --- | --- |\n| Saturday | 10am – 2pm |\n| Sunday | Closed |"
+    assert hours_line_days(table) == {0, 1, 2, 3, 4, 5, 6}
+    assert hours_line_days("- **Dissabte:** 10:00 – 14:00\n- Diumenge: tancat") == {5, 6}
+    # prose naming a day, and a day without a time or a word for closed, lead no hours line
+    assert hours_line_days("The weekend rental runs from Saturday at 10:00 to Monday at 10:00.") == set()
+    assert hours_line_days("Saturday is our busiest day, please book ahead.") == set()

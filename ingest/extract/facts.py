@@ -2222,6 +2222,24 @@ def names_weekend(text: str) -> bool:
     return bool(_WEEKEND.search(text))
 
 
+_LINE_LEAD = re.compile(r"^[\s|*_>#-]*")
+
+
+@lru_cache(maxsize=16384)
+def hours_line_days(text: str) -> frozenset[int]:
+    """The weekdays that lead a line of `text` giving a time or saying closed: an hours
+    table's row or an hours line ("| Saturday | 10am – 2pm |", "Dissabte: 10:00 – 14:00",
+    "Sobota in nedelja: zaprto"), not prose naming a day ("the weekend rental runs from
+    Saturday at 10:00 to Monday")."""
+    days: set[int] = set()
+    for line in text.splitlines():
+        line = _LINE_LEAD.sub("", line)
+        mentions = _day_mentions(line)
+        if mentions and mentions[0][0] == 0 and (_times(line) or _CLOSED.search(line)):
+            days |= days_of(line, mentions)
+    return frozenset(days)
+
+
 _LATIN_SHORT = re.compile(r"[A-Za-z]{2,3}\.?")
 
 
