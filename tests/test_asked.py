@@ -3,7 +3,15 @@
 import pytest
 
 from ingest.kb.store import Hit
-from retrieval.asked import ASKED_FIRST_MIN_SHARE, asked_days, asked_first, asked_kinds, asks_weekly, holds
+from retrieval.asked import (
+    ASKED_FIRST_MIN_SHARE,
+    PRICE_LIST_MIN_SHARE,
+    asked_days,
+    asked_first,
+    asked_kinds,
+    asks_weekly,
+    holds,
+)
 
 
 @pytest.mark.parametrize(
@@ -562,3 +570,20 @@ def test_a_weekly_question_gets_an_hours_line_before_prose_naming_the_day():
     # the footer's line when no page has one, and a dated question's day as before
     assert [h.id for h in asked_first(hits[:2], kinds, days, weekly=True)] == ["template", "prose"]
     assert asked_first(hits, kinds, days, weekly=False) == hits
+
+
+def test_a_price_list_goes_before_a_price_said_in_passing_when_it_matched_nearly_as_well():
+    # The Miami plumber: "Is there an extra charge at night?" got the FAQ's "repairs cost
+    # the $89 service call" before the price list's row for nights.
+    kinds = asked_kinds("Is there an extra charge at night?")
+    assert kinds == ("price",)
+    faq = _hit(
+        "faq", 0.030, "FAQ\n\n**Do you charge for estimates?** Estimates are free; repairs cost the $89 service call."
+    )
+    prices = _hit("prices", 0.028, "Prices\n\n| Service call | $89 |\n| Nights and weekends | +$60 |")
+    assert [h.id for h in asked_first([faq, prices], kinds)] == ["prices", "faq"]
+    # one that matched far less keeps its place, and "free" alone lists no price
+    far = _hit("prices", 0.030 * PRICE_LIST_MIN_SHARE * 0.95, prices.payload["text"])
+    assert asked_first([faq, far], kinds) == [faq, far]
+    wifi = _hit("rooms", 0.029, "Rooms\n\n- Free Wi-Fi\n- Sea view")
+    assert asked_first([faq, wifi], kinds) == [faq, wifi]
