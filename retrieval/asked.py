@@ -29,6 +29,7 @@ from ingest.extract.facts import (
     mentions_phone,
     names_full_day,
     names_weekend,
+    names_working_week,
     news_page,
     spoken_days,
 )
@@ -75,7 +76,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"в колко часа|до колко часа|от колко часа|работно време|кога (?:отваряте|затваряте|отваря|затваря)|"
         r"a quina hora|fins a quina hora|des de quina hora|fins quan|horaris?|quan (?:obriu|tanqueu|obre|tanca)|"
         r"ob kateri uri|do kdaj|od kdaj|do katere ure|od katere ure|delovni čas|ordinacijski čas|odpiralni čas|urnik|"
-        r"kdaj (?:ste odprti|odprete|zaprete|delate|ordinirate|imate odprto))\b"
+        r"kdaj (?:ste odprti|odprete|zaprete|odpirate|zapirate|delate|ordinirate|imate odprto))\b"
         r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|幾點|营业时间|營業時間|門診時間|看診時間"
         r"|กี่โมง|กี่ทุ่ม|เวลาเปิด|เวลาทำการ|لإيمتى|لايمتى|إيمتى|ايمتى|متى|الساعة كم|أي ساعة|ساعات الدوام|مواعيد"
         r"|(?<![\u05d0-\u05ea])(?:עד מתי|מאיזו שעה|מאיזה שעה|עד איזו שעה|עד איזה שעה|באיזו שעה|באיזה שעה|באיזה שעות|"
@@ -108,7 +109,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"harga\w*|biaya\w*|ongkos\w*|(?:sewa\w*|bayar|charge|kena|denda\w*|deposit\w*)(?: \w+){0,4} berapa|berapa (?:harga|biaya|ongkos|duit|rupiah|ribu)|"
         r"kol?i?ko (?:\w+ ){0,2}(?:košta|koštaju|košto|se plaća|plaćamo|bi bila|bi bilo|tražite)|cijena|cijene|cjenik|"
         r"quant (?:\w+ ){0,2}(?:costa|costen|costaria|val|valen|és|cobreu|cobren|surt|pago|pagaria)|preus?|"
-        r"koliko (?:\w+ ){0,2}(?:stane|stanejo|bi stalo|bo stalo|plačam|plačamo|zaračunate|računate)|cene|cenik\w*)\b"
+        r"koliko (?:\w+ ){0,2}(?:stane|stanejo|bi stalo|bo stalo|plačam|plačamo|zaračunate|računate)|koliko bi (?:me |nas )?stalo|cenik\w*)\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|多少錢|价格|價格|價錢|費用|收費|"
         r"เท่าไหร่|เท่าไร|ราคา|ค่าเรียน|ค่าบริการ|قديش|قدّيش|كم سعر|سعر|أسعار|اسعار|تكلفة|كم بتكلف|كم بكلف|(?<![\u0600-\u06ff])بكم(?=\s*[؟?]|\s*$)"  # "بكم" is also "with you"
         r"|(?<![\u05d0-\u05ea])(?:כמה (?:\w+ ){0,2}(?:עולה|עולים|עולות|זה עולה|לוקחים|גובים|צריך לשלם|משלמים)|ה?מחיר(?:ים)?|מחירון)(?![\u05d0-\u05ea])"
@@ -126,7 +127,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"ditelepon|menelepon|телефон\w*|подзвонити|зателефонувати|дзвонити|позвонить|звонить|"
         # "номер" is a hotel room too ("які номери у вас є?"): a number asked for, or a phone's
         r"(?:на )?(?:який|яким|какой|каким|ваш|ваш\w+) номер|номер (?:телефон\w*|реєстратур\w*|регистратур\w*|вайбер\w*|viber)|broj(?:a)? (?:telefona|mobitela|mobilnog|mobitel|whatsappa?|vibera?|za (?:poziv|kontakt))|(?:vaš|koji je|vam je|imate li|imate|dajte mi|dat) broj|broj od|nazvati|nazovem|"
-        r"telèfon|trucar|truco|us puc trucar|telefonsk\w* številk\w*|številk\w*|poklicati|pokličem)\b"
+        r"telèfon|trucar|truco|us puc trucar|telefonsk\w* številk\w*|(?:vaš\w*|kater\w*) (?:je )?(?:vaš\w* )?številk\w*|poklicati|pokličem)\b"
         r"|\bwhatsapp\b|전화|電話|电话|手機|號碼|号码|เบอร์|โทร(?!ทัศน์)|تلفون|تليفون|هاتف|موبايل|واتس|رقمكم|"
         r"(?:ال)?رقم (?:ال)?(?:تلفون|تليفون|هاتف|جوال|موبايل|واتس\w*|أرضي|تواصل|اتصال)|"
         r"(?<![\u05d0-\u05ea])[ובלמה]{0,2}(?:טלפון|וואטסאפ|ווטסאפ|ווצאפ|וואצאפ)|"
@@ -136,7 +137,7 @@ _ASKED: dict[Kind, re.Pattern] = {
     ),
     "email": re.compile(
         r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|e-?post\w*|posta elettronica|ηλεκτρονικ\w*|mejl\w*|sähköpost\w*|"
-        r"(?:електронн\w* )?пошт\w*|(?:электронн\w* )?почт\w*|імейл\w*|емейл\w*|имейл\w*|correu|e-?pošt\w*|e-?naslov\w*)\b"
+        r"(?:електронн\w* )?пошт\w*|(?:электронн\w* )?почт\w*|імейл\w*|емейл\w*|имейл\w*|correu|adreça electrònica|e-?pošt\w*|e-?naslov\w*|elektronsk\w* naslov\w*)\b"
         r"|이메일|메일|メール|邮箱|郵件|信箱|(?<=[\u4e00-\u9fff])e-?mail|อีเมล|إيميل|ايميل|بريد|מייל|דוא\"ל|דוא״ל|אימייל|ایمیل|پست الکترونیک",
         re.IGNORECASE,
     ),
@@ -155,7 +156,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"osoite\w*|katuosoite\w*|missä (?:te )?(?:olette|ootte|sijaitsette|päin)|"
         r"địa chỉ|ở đâu|chỗ nào|đường nào|nằm ở|alamat\w*|di ?mana (?:(?:kantor|lokasi|tempat)\w*|ya|sih)|"
         r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь)|gdje ste|di ste (?:vi|točno|smješteni)|gdje se nalazite|kako (?:da )?vas nađem|"
-        r"adreça|on (?:sou|esteu|és|queda|són|us trobo|us trobem)|(?<!-)(?<!poštni )(?<!ronski )naslov\w*|kje (?:ste|se nahajate|vas najdem|je ordinacija|točno))\b|주소|어디|위치|住所|どこ|地址|在哪|"
+        r"adreça(?! electrònica)|on (?:sou|esteu|és|està|queda|són|teniu|us trobo|us trobem)|(?<!-)(?<!e-poštni )(?<!epoštni )(?<!ronski )(?<!mail )naslov\w*|kje (?:ste|se nahaja\w*|vas najdem|je vaš\w*|imate|točno)|kako pridem do vas)\b|주소|어디|위치|住所|どこ|地址|在哪|"
         r"อยู่ที่ไหน|อยู่ตรงไหน|ที่อยู่|(?<![\u0600-\u06ff])(?:وين|أين|فين)(?![\u0600-\u06ff])|عنوان|مكانكم|موقعكم|"
         r"(?<![\u05d0-\u05ea])[ובלמה]{0,2}כתובת(?! ה?(?:מייל|דוא|אימייל))|(?<![\u05d0-\u05ea])(?:איפה אתם|איפה נמצא|איפה החנות|איפה המשרד|איפה הקליניקה|באיזה רחוב)|"
         rf"(?<![{PERSIAN_LETTERS}])(?:(?:آدرس|نشانی)(?! ایمیل)|[کك]جا(?:ست|یید|یین| هستید| هستین| است| قرار دارید))(?![{PERSIAN_LETTERS}])",
@@ -182,6 +183,8 @@ _TIME = re.compile(
     r"|(?<![\d.,])\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.|uhr|uur|π\.μ\.|μ\.μ\.)(?!\w)|(?:오전|오후)\s?\d|\d{1,2}\s?시(?!간)"
     r"|\d{1,2}時(?!間)|\b(?:alle|dalle|às|a las|de las|desde las|hasta las|στις)\s\d{1,2}\b(?![.,:]?\d|-)"
     r"|\b(?:klo|kl\.)\s?\d{1,2}(?:[.:]\d{2})?\b|\bpukul\s\d{1,2}[.:]\d{2}\b"
+    # Catalan "10–14 h", "de 10 a 14 h"; Slovenian "od 8. do 16. ure", "ob 8. uri"
+    r"|(?<![\d.,])\d{1,2}(?:[.:]\d{2})?\s?(?:[-–—]|a)\s?\d{1,2}(?:[.:]\d{2})?\s?h\b|(?<![\d.,])\d{1,2}\.\s?(?:ure|uri)\b"
     # Persian "ساعت ۹", "۷ تا ۱۳", "۸ الی ۱۴": not "۲ تا ۳ نفر" (two to three people)
     r"|ساعت\s?\d{1,2}(?!\d)|(?<![\d.,])\d{1,2}\s?(?:تا|الی|لغایت)\s?\d{1,2}(?![\d.,%])(?!\s?(?:نفر|روز|ماه|سال|درصد|جلسه|نوبت|ساعت))",
     re.IGNORECASE,
@@ -242,7 +245,7 @@ def asked_kinds(question: str) -> tuple[Kind, ...]:
     if (
         "time" not in kinds
         and _OPEN.search(question)
-        and (names_full_day(question) or names_weekend(question))
+        and (names_full_day(question) or names_weekend(question) or names_working_week(question))
         and 0 < len(spoken_days(question)) < 7
     ):
         kinds = ("time", *kinds)
@@ -301,13 +304,21 @@ def asked_first(
     floor = ASKED_FIRST_MIN_SHARE * hits[0].score
     named, in_lines = [], []
     if days:
-        # every day asked about ("weekdays", "Saturday and Sunday"), then any of them;
-        # for the week's hours, each in an hours line first, then anywhere in the passage
-        for enough in (days.__le__, days.__and__) if len(days) > 1 else (days.__le__,):
-            if weekly:
-                in_lines.append(lambda h, enough=enough: _holds_all(h, kinds) and bool(enough(_hours_days(h))))
-                named.append(in_lines[-1])
-            named.append(lambda h, enough=enough: _holds_all(h, kinds) and bool(enough(_days_named(_text(h)))))
+        # for the week's hours, an hours line or a table's row naming every day asked
+        # about ("weekdays", "Saturday and Sunday"), then any of them; then a passage
+        # naming them anywhere, every one, then any
+        enoughs = (days.__le__, days.__and__) if len(days) > 1 else (days.__le__,)
+        if weekly:
+            in_lines = [
+                lambda h, enough=enough: _holds_all(h, kinds) and bool(enough(_hours_days(h))) for enough in enoughs
+            ]
+        named = [
+            *in_lines,
+            *(
+                lambda h, enough=enough: _holds_all(h, kinds) and bool(enough(_days_named(_text(h))))
+                for enough in enoughs
+            ),
+        ]
     # a price list's row before a price said in passing, when it matched nearly as well
     listed = (
         [lambda h: _holds_all(h, kinds) and h.score >= PRICE_LIST_MIN_SHARE * hits[0].score and _price_listed(_text(h))]
@@ -324,6 +335,8 @@ def asked_first(
         if weekly and good in named and (news_page(_url(hits[first])) or (template and good in in_lines)):
             standing = [i for i in holders if not news_page(_url(hits[i]))]
             pages = [i for i in standing if not _url(hits[i]).endswith(SITE_DOCUMENT_FRAGMENT)]
+            if not standing and not template and good is not named[-1]:
+                continue  # a news post's line: a standing page may name the day further down
             first = next(iter(pages or standing), first)
         return hits if first == 0 else [hits[first], *hits[:first], *hits[first + 1 :]]
     return hits
@@ -369,7 +382,7 @@ _OCCASION = re.compile(
     r"húsvét\w*|ünnep\w*|joulu\w*|pääsiäi\w*|juhannu\w*|tết|lebaran|idul\w*|nyepi|paşte|paște|crăciun\w*|"
     r"рождеств\w*|пасх\w*|праздни\w*|великдень|різдв\w*|свята|святков\w*|коледа|великден|božić\w*|uskrs\w*|"
     r"blagdan\w*|πάσχα|χριστούγενν\w*|αργί\w*|nadal|setmana santa|sant joan|festiu\w*|cap d'any|božič\w*|"
-    r"velik\w* noč\w*|praznik\w*|praznič\w*|novo leto|novoletn\w*|"
+    r"velik\w* noč\w*|velikonoč\w*|praznik\w*|praznič\w*|novo leto|novoletn\w*|"
     # "since when?" asks when the hours changed: a news post's date
     r"since when|depuis quand|seit wann|desde cuándo|desde quando|da quando|sinds wanneer|od kdy|od kiedy|od kedy|"
     r"siden hvornår|siden når|sedan när|des de quan|mióta|mistä lähtien|с каких пор|відколи|от кога)\b"

@@ -21,7 +21,7 @@ import numpy as np
 
 from ingest.index.chunk import body_of
 from ingest.kb.embed import Embedder, is_local, make_embedder
-from ingest.kb.lexical import ANALYSED_LANGUAGES, document_terms, query_language, query_language_votes, query_terms
+from ingest.kb.lexical import ANALYSED_LANGUAGES, document_terms, query_language, query_language_winners, query_terms
 from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
 from ingest.kb.state import StateStore
 from ingest.kb.store import Hit, SearchMode, SharedStore, open_existing_store
@@ -167,14 +167,15 @@ def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
     # Among every language, one word is too little: "Bike rental per day?" has Italian's
     # "per", "Dog friendly?" Danish's "dog". Two words, or one and a letter or sign of
     # the language ("¿Abren los sábados?", "Siete aperti il lunedì?").
-    other, votes = query_language_votes(query, ANALYSED_LANGUAGES)
+    winners, votes = query_language_winners(query, ANALYSED_LANGUAGES)
     folded = query.casefold()
-    if other and (votes >= 2 or any(ch in _TELLING_LETTERS.get(other, "") for ch in folded)):
-        return other
+    if len(winners) == 1:
+        other = next(iter(winners))
+        return other if votes >= 2 or any(ch in _TELLING_LETTERS.get(other, "") for ch in folded) else None
+    told = {lang for lang in winners if any(ch in _TIE_LETTERS.get(lang, "") for ch in folded)}
     # A tie of languages sharing their function words ("es", "el", "de" are Spanish's and
-    # Catalan's): the one whose letters the question has ("¿Cuál es el número?").
-    told = {lang for lang, letters in _TELLING_LETTERS.items() if any(ch in folded for ch in letters)}
-    return query_language_votes(query, told)[0] if other is None and told else None
+    # Catalan's): the one of them whose letters the question has ("¿Cuál es el número?").
+    return next(iter(told)) if len(winners) > 1 and len(told) == 1 else None
 
 
 _TELLING_LETTERS = {
@@ -188,6 +189,9 @@ _TELLING_LETTERS = {
     "ro": "ăâîșț",
 }
 _TELLING_LETTERS |= {"uk": "іїєґ", "ru": "ыэъё"}
+# Between languages that tie on their function words, letters one of them has and the
+# other not: Spanish's "á" against Catalan's "à", "è", "ò".
+_TIE_LETTERS = _TELLING_LETTERS | {"es": "¿¡ñá", "ca": "·àèòç"}
 
 
 def site_languages(business_languages: tuple[str, ...]) -> set[str]:

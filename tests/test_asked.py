@@ -502,6 +502,15 @@ def test_a_price_is_read_from_the_start_of_its_number_in_long_runs_of_digits():
         ("Kakšen je vaš e-poštni naslov?", ("email",), set(), False),  # the e-mail address, no street
         ("Kje se nahajate?", ("address",), set(), False),
         ("Ste odprti v petek pred božičem?", ("time",), {4}, False),
+        ("Kdaj odpirate v soboto?", ("time",), {5}, True),
+        ("Ste odprti ob koncu tedna?", ("time",), {5, 6}, True),
+        ("Obriu entre setmana a la tarda?", ("time",), {0, 1, 2, 3, 4}, True),
+        ("Ali delate na velikonočni ponedeljek?", ("time",), {0}, False),  # Easter Monday
+        ("Kakšen je vaš poštni naslov?", ("address",), set(), False),  # the postal address
+        ("Kakšen je vaš elektronski naslov?", ("email",), set(), False),
+        ("Quina és la vostra adreça electrònica?", ("email",), set(), False),
+        ("Kje najdem številko rezervacije?", (), set(), False),  # a booking's number, no phone
+        ("A che ora sono le cene?", ("time",), set(), False),  # Italian dinners are no Slovenian prices
     ],
 )
 def test_catalan_and_slovenian_questions_ask_for_kinds_and_days(question, kinds, days, weekly):
@@ -539,10 +548,8 @@ def test_a_passage_naming_every_day_asked_about_goes_before_one_naming_some():
 )
 def test_the_weekend_and_the_working_week_are_the_days_asked_about(question, days):
     assert asked_days(question, asked_kinds(question)) == days
-    # a weekend rental's price asks for no day
-    assert (
-        asked_days("Do you do weekend rentals, how much?", asked_kinds("Do you do weekend rentals, how much?")) == set()
-    )
+    # the weekend asks for hours only with a word for open: a weekend rental's price asks for a price
+    assert asked_kinds("Do you do weekend rentals, how much?") == ("price",)
 
 
 def test_a_weekly_question_gets_an_hours_line_before_prose_naming_the_day():
@@ -587,3 +594,30 @@ def test_a_price_list_goes_before_a_price_said_in_passing_when_it_matched_nearly
     assert asked_first([faq, far], kinds) == [faq, far]
     wifi = _hit("rooms", 0.029, "Rooms\n\n- Free Wi-Fi\n- Sea view")
     assert asked_first([faq, wifi], kinds) == [faq, wifi]
+
+
+def test_catalan_and_slovenian_times_are_times():
+    assert holds("time", "Dissabte: 10–14 h") and holds("time", "de 10 a 14 h")
+    assert holds("time", "od 8. do 16. ure") and holds("time", "ob 8. uri")
+    assert not holds("time", "Pon–pet 8–16 ljudi")
+
+
+def test_a_news_posts_hours_line_gives_way_to_a_standing_page_naming_the_day():
+    # A review's case: the post's "Saturday: 10:00–13:00 (July only)" is an hours line, the
+    # contact page's "Mon–Sat 9:00–14:00" a line too, further down.
+    question = "What time do you close on Saturday?"
+    kinds = asked_kinds(question)
+    days = asked_days(question, kinds)
+    post = _at("https://s.example/news/summer/", "post", 0.030, "Saturday: 10:00–13:00 (July only)")
+    page = _at("https://s.example/contact/", "page", 0.025, "We are open Mon–Sat 9:00–14:00, come by.")
+    assert [h.id for h in asked_first([post, page], kinds, days, weekly=True)] == ["page", "post"]
+    # and an hours line naming some of the days asked about goes before prose naming them all
+    weekend = "Are you open at the weekend?"
+    kinds, days = asked_kinds(weekend), asked_days(weekend, asked_kinds(weekend))
+    prose = _at(
+        "https://s.example/rental/", "prose", 0.030, "Weekend rental: from Saturday at 10:00 to Sunday at 18:00."
+    )
+    table = _at(
+        "https://s.example/contact/", "table", 0.026, "| Monday – Friday | 9:00 – 18:00 |\n| Saturday | 9:00 – 13:00 |"
+    )
+    assert [h.id for h in asked_first([prose, table], kinds, days, weekly=True)] == ["table", "prose"]

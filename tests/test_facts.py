@@ -1545,6 +1545,9 @@ def test_catalan_and_slovenian_weeks_and_cards_are_read():
         ("Pon–pet 8–16, sob 8–12", set(range(6))),
         ("sre 10.00–12.00", {2}),
         ("Sredi mesta, ob reki", set()),  # "in the middle of", no Wednesday
+        # Catalan short names are words elsewhere: a DJ, Washington DC
+        ("Sábado: DJ 22:00 - 03:00", {5}),
+        ("Washington DC 9:00–17:00", set()),
     )
     card = [Fact("hours", "Dilluns tancat")]
     assert card_markdown(card, ["ca"]).startswith("# Contacte / Contact")
@@ -1553,7 +1556,9 @@ def test_catalan_and_slovenian_weeks_and_cards_are_read():
     from ingest.extract.facts import contact_page, news_page
 
     assert news_page("https://bicis.example/noticies/bicis-de-carrega/") and news_page("https://zobna.example/novice/")
+    assert not news_page("https://climb.example/novice-climbing-course/")  # a course for novices
     assert contact_page("https://bicis.example/contacte/") and contact_page("https://zobna.example/kje-smo/")
+    assert contact_page("https://bicis.example/on-som/") and not contact_page("https://wine.example/season-sommelier/")
 
 
 def test_the_days_that_lead_an_hours_line_or_a_tables_row():
@@ -1562,6 +1567,10 @@ def test_the_days_that_lead_an_hours_line_or_a_tables_row():
     table = "### Opening hours\n\n| Monday – Friday | 9.30am – 2pm |\n| --- | --- |\n| Saturday | 10am – 2pm |\n| Sunday | Closed |"
     assert hours_line_days(table) == {0, 1, 2, 3, 4, 5, 6}
     assert hours_line_days("- **Dissabte:** 10:00 – 14:00\n- Diumenge: tancat") == {5, 6}
+    # after a label or one short word
+    assert hours_line_days("De dilluns a divendres de 9:30 a 14:00") == {0, 1, 2, 3, 4}
+    assert hours_line_days("Opening hours: Mon–Fri 9–17") == {0, 1, 2, 3, 4}
+    assert hours_line_days("Kinderworkshop elke donderdag 15.00 – 17.00") == set()
     # prose naming a day, and a day without a time or a word for closed, lead no hours line
     assert hours_line_days("The weekend rental runs from Saturday at 10:00 to Monday at 10:00.") == set()
     assert hours_line_days("Saturday is our busiest day, please book ahead.") == set()

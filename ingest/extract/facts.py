@@ -1022,9 +1022,9 @@ def _as_written(a, value: str) -> str:
 _NEWS_PATH = re.compile(
     r"/(?:news|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
     r"nyheder|nyheter|aktualnosci|aktualności|aktuality|novinky|vijesti|akhbar|اخبار|أخبار|новини|новости|"
-    r"noticies|notícies|novetats|novice|obvestila|aktualno|haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|novyny|novini|novosti|공지|공지사항|소식)(?:[/._-]|$)"
+    r"noticies|notícies|novetats|obvestila|aktualno|haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|novyny|novini|novosti|공지|공지사항|소식)(?:[/._-]|$)"
     # "/nea-smyrni/" is a place, "/notice-of-privacy-practices/" a policy; "/menu/2025/" no post
-    r"|/(?:nea|νέα|notice|notices)(?:/|\.html?$|$)|/bbs/board|/20\d\d/(?:0[1-9]|1[0-2])/",
+    r"|/(?:nea|νέα|notice|notices|novice)(?:/|\.html?$|$)|/bbs/board|/20\d\d/(?:0[1-9]|1[0-2])/",
     re.IGNORECASE,
 )
 
@@ -1634,7 +1634,7 @@ _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; 
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
     r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
     r"오시는|연락|영업시간|yhteystiedot|ota-yhteytta|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás|"
-    r"lien-he|lienhe|liên-hệ|kontak|hubungi|on-som|com-arribar|horari|kje-smo|delovni-cas|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר|tamas-ba-ma|تماس",
+    r"lien-he|lienhe|liên-hệ|kontak|hubungi|\bon-som\b|com-arribar|horari|kje-smo|delovni-cas|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר|tamas-ba-ma|تماس",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
@@ -1892,7 +1892,7 @@ _AFTER_SHORT_DAY = re.compile(  # one class before what follows: three \s* in a 
 )
 # Short names that are common words or abbreviations elsewhere ("Main St 12-14", "Tor 3-5"):
 # a day only in a range, or in a line with a range of their week.
-_WORDS_ELSEWHERE = {"st", "tor", "ons", "man", "ne", "po"}
+_WORDS_ELSEWHERE = {"st", "tor", "ons", "man", "ne", "po", "dl", "dt", "dc", "dj", "ds"}
 # Japanese "月曜日", "水曜", lists "土・日"; Chinese "星期一", "週六", "周一、二、三、五".
 _KANJI_DAY = re.compile(
     r"([月火水木金土日])曜日?|"
@@ -1918,8 +1918,8 @@ _WORKING_WEEK += ("delavniki", "delavnikih")
 # A caller's weekend, Saturday and Sunday ("are you open at the weekend?"): in questions
 # only, as a page's "weekend rental" or "weekend brunch" is no line of its week.
 _WEEKEND = re.compile(
-    r"\b(?:week-?ends?|wochenende\w*|fin(?:es)? de semana|caps? de setmana|fine settimana|fins? de semana|"
-    r"weekend(?:en|s)?|hafta ?sonu\w*|helg(?:en)?|víkend\w*|vikend\w*|konec tedna|hétvég\w*|viikonlop\w*|"
+    r"\b(?:week-?ends?|wochenende\w*|fin(?:es)? de semana|caps? de setmana|fine settimana|fins? de semana|fim de semana|"
+    r"weekend(?:en|s)?|hafta ?sonu\w*|helg(?:en)?|víkend\w*|vikend\w*|kon\w+ tedna|hétvég\w*|viikonlop\w*|"
     r"savaitgal\w*|nädalavahetus\w*|σαββατοκύριακο\w*|выходны[ех] дн\w*|вихідн\w* дн\w*)\b|주말|週末|周末|สุดสัปดาห์",
     re.IGNORECASE,
 )
@@ -2222,20 +2222,36 @@ def names_weekend(text: str) -> bool:
     return bool(_WEEKEND.search(text))
 
 
+def names_working_week(text: str) -> bool:
+    """ "weekdays", "entre setmana", "ob delavnikih", ... (days_of reads them as Monday to Friday)."""
+    folded = text.casefold()
+    return bool(set(_WORD.findall(folded)) & set(_WORKING_WEEK)) or any(
+        " " in phrase and phrase in folded for phrase in _WORKING_WEEK
+    )
+
+
 _LINE_LEAD = re.compile(r"^[\s|*_>#-]*")
+
+
+def _leads(before: str) -> bool:
+    """Whether what comes before a line's first day leaves the day leading it: nothing, a
+    label ("Opening hours: ", "Horari: ") or one short word ("De", "Od", "Du", "From");
+    not a sentence's "The weekend rental runs from ", "Kinderworkshop elke "."""
+    before = before.strip()
+    return not before or (before.endswith(":") and len(before) <= 30) or (len(before) <= 4 and " " not in before)
 
 
 @lru_cache(maxsize=16384)
 def hours_line_days(text: str) -> frozenset[int]:
     """The weekdays that lead a line of `text` giving a time or saying closed: an hours
     table's row or an hours line ("| Saturday | 10am – 2pm |", "Dissabte: 10:00 – 14:00",
-    "Sobota in nedelja: zaprto"), not prose naming a day ("the weekend rental runs from
-    Saturday at 10:00 to Monday")."""
+    "Od ponedeljka do petka: 8.00–16.00"), not prose naming a day ("the weekend rental
+    runs from Saturday at 10:00 to Monday")."""
     days: set[int] = set()
     for line in text.splitlines():
         line = _LINE_LEAD.sub("", line)
         mentions = _day_mentions(line)
-        if mentions and mentions[0][0] == 0 and (_times(line) or _CLOSED.search(line)):
+        if mentions and _leads(line[: mentions[0][0]]) and (_times(line) or _CLOSED.search(line)):
             days |= days_of(line, mentions)
     return frozenset(days)
 

@@ -213,9 +213,16 @@ def query_language(text: str, candidates: set[str] | tuple[str, ...]) -> str | N
 
 def query_language_votes(text: str, candidates: set[str] | tuple[str, ...]) -> tuple[str | None, int]:
     """query_language's answer and how many of the query's words voted for it."""
+    winners, best = query_language_winners(text, candidates)
+    return (next(iter(winners)), best) if len(winners) == 1 else (None, 0)
+
+
+def query_language_winners(text: str, candidates: set[str] | tuple[str, ...]) -> tuple[frozenset[str], int]:
+    """The candidate languages whose stopwords the query uses most (more than one when
+    they tie; none when it uses none), and how many of its words each has."""
     codes = sorted({analysis_language(c) for c in candidates} - {PLAIN})
     if not codes:
-        return None, 0
+        return frozenset(), 0
     words = _WORDS.findall(text.lower())
     counts = {code: 0 for code in codes}
     for word in set(words):
@@ -224,5 +231,4 @@ def query_language_votes(text: str, candidates: set[str] | tuple[str, ...]) -> t
         for code in codes:
             counts[code] += not _stopword_probe(code).embed_query(word).indices
     best = max(counts.values())
-    winners = [code for code, n in counts.items() if n == best]
-    return (winners[0], best) if best > 0 and len(winners) == 1 else (None, 0)
+    return (frozenset(code for code, n in counts.items() if n == best) if best > 0 else frozenset()), best
