@@ -1574,3 +1574,19 @@ def test_the_days_that_lead_an_hours_line_or_a_tables_row():
     # prose naming a day, and a day without a time or a word for closed, lead no hours line
     assert hours_line_days("The weekend rental runs from Saturday at 10:00 to Monday at 10:00.") == set()
     assert hours_line_days("Saturday is our busiest day, please book ahead.") == set()
+
+
+def test_catalan_and_slovenian_web_agencies_and_booking_platforms_are_other_parties():
+    # The Girona restaurant's card gave its web agency's and its booking platform's numbers
+    # beside its own, from the legal page.
+    for line in (
+        "Disseny, allotjament i manteniment del lloc web: Grana Digital Studio, S.L. Tel. 972 10 55 90",
+        "Plataforma de reserves en línia: TaulaFàcil, Barcelona. Tel. 93 512 77 40",
+        "Aquest web l'ha dissenyat i el manté Estudi Pinyol Digital, S.L.: telèfon 931 07 55 42",
+        "Izdelava, gostovanje in vzdrževanje spletne strani: Spletni studio Kranjc d.o.o., tel. +386 4 281 77 40",
+        "Spletni rezervacijski sistem in upravljanje kanalov: BookLake, tel. +386 1 620 55 10",
+        "Spletno stran je izdelala in jo vzdržuje agencija Spletnik d.o.o., tel. 01 620 44 90",
+    ):
+        assert other_party(line), line
+    for line in ("Telèfon: 972 21 46 83", "Rezervacije: +386 4 576 23 18", "Reserves: truca'ns al 972 21 46 83"):
+        assert not other_party(line), line

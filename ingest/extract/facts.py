@@ -663,6 +663,14 @@ _ROLES = (
     r"pengembang(?: situs| website| web)?|pembuat(?: situs| website| web)?|desain web|"
     r"розробка сайту|створення сайту|веб-студія|розробник сайту|разработка сайта|создание сайта|веб-студия|хостинг|"
     r"izrada(?:,? hosting i održavanje| i održavanje)? web stranic[ae]|web dizajn|održavanje web stranic[ae]|"
+    # Catalan and Slovenian: "Disseny, allotjament i manteniment del lloc web", "Plataforma de
+    # reserves en línia"; "Izdelava, gostovanje in vzdrževanje spletne strani", "Spletni
+    # rezervacijski sistem"; and booking platforms in the languages before
+    r"disseny(?: web)?|allotjament(?: web)?|desenvolupament(?: web)?|manteniment(?: web)?|"
+    r"plataforma de (?:reserves|reservas|pagament|pago)\w*(?: en l[íi]nia| online)?|"
+    r"izdelava(?: spletne strani| spletnega mesta)?|gostovanje|vzdrževanje spletne strani|spletni studio|"
+    r"(?:spletni )?rezervacijski sistem|sistem za (?:rezervacije|naročanje)|"
+    r"booking (?:platform|system|software)|reservation system|online booking (?:platform|system)|sistema de reservas|"
     r"تصميم (?:و ?تطوير )?الموقع|تطوير الموقع|استضافة الموقع|網站設計|网站设计|網站製作|网站制作|網頁設計|网页设计|"
     # Hebrew: "בניית אתרים" (website building), "פיתוח ואחסון האתר" (the site's development and hosting)
     r"(?:עיצוב|פיתוח|בניית|אחסון|תחזוקת)(?:\s+ו(?:עיצוב|פיתוח|בניית|אחסון|תחזוקת))*\s+ה?אתר(?:ים)?|"
@@ -671,7 +679,7 @@ _ROLES = (
     r"ผู้พัฒนา(?:และดูแล)?เว็บไซต(?=์)|ผู้ดูแลเว็บไซต(?=์)|ผู้ออกแบบ(?:และพัฒนา)?เว็บไซต(?=์)|ผู้ให้บริการ(?:รับชำระเงิน|ชำระเงิน|โฮสติ้ง|เซิร์ฟเวอร์|พื้นที่เว็บ)[ก-๛]*"
 )
 _OTHER_ROLE = re.compile(
-    rf"^\W*(?:{_ROLES})\b[^:：\n]{{0,40}}?(?:\s*[:：]|\s(?:by|von|durch|por|par|da|door|tarafından|על ידי|על-ידי|ע\"י|ע״י)(?!\w))",
+    rf"^\W*(?:{_ROLES})\b[^:：\n]{{0,50}}?(?:\s*[:：]|\s(?:by|von|durch|por|par|da|door|tarafından|על ידי|על-ידי|ע\"י|ע״י)(?!\w))",
     re.IGNORECASE,
 )
 # "Hébergement du site", "Konzept, Design und Programmierung"; not "Photos from reviews"
@@ -690,6 +698,10 @@ _MADE_BY = re.compile(
     r"(?:thiết kế|quản trị|phát triển|vận hành)(?: và (?:quản trị|phát triển|vận hành))?(?: kỹ thuật)? bởi|"
     r"(?:dibuat|dikembangkan|dikelola|didesain|dirancang)(?: dan (?:dikelola|dikembangkan|dirawat))? oleh|"
     r"сайт (?:розроблено|створено|разработан|создан)|"
+    # "Aquest web l'ha dissenyat i el manté …", "es gestionen amb la plataforma …";
+    # "Spletno stran je izdelala in jo vzdržuje agencija …", "uporabljamo sistem …"
+    r"l'ha dissenyat|dissenyat (?:i mantingut )?per|es gestionen amb la plataforma|"
+    r"spletno stran je (?:izdelala|izdelal|oblikovala|oblikoval)|uporabljamo sistem|njihova podpora|"
     r"(?:נבנה|נבנתה|פותח|פותחה|עוצב|עוצבה|מתוחזק|מאוחסן)(?:\s+ו\w+)?\s+(?:על ידי|על-ידי|ע\"י|ע״י)|חברת הסליקה|"
     r"(?:ל|ה)?ממונה על הגנת הפרטיות)\b",
     re.IGNORECASE,
