@@ -308,17 +308,12 @@ def asked_first(
         # about ("weekdays", "Saturday and Sunday"), then any of them; then a passage
         # naming them anywhere, every one, then any
         enoughs = (days.__le__, days.__and__) if len(days) > 1 else (days.__le__,)
-        if weekly:
-            in_lines = [
-                lambda h, enough=enough: _holds_all(h, kinds) and bool(enough(_hours_days(h))) for enough in enoughs
-            ]
-        named = [
-            *in_lines,
-            *(
-                lambda h, enough=enough: _holds_all(h, kinds) and bool(enough(_days_named(_text(h))))
-                for enough in enoughs
-            ),
-        ]
+
+        def naming(days_in: Callable[[str], frozenset[int]], enough: Callable) -> Callable[[Hit], bool]:
+            return lambda h: _holds_all(h, kinds) and bool(enough(days_in(_text(h))))
+
+        in_lines = [naming(hours_line_days, enough) for enough in enoughs] if weekly else []
+        named = [*in_lines, *(naming(_days_named, enough) for enough in enoughs)]
     # a price list's row before a price said in passing, when it matched nearly as well
     listed = (
         [lambda h: _holds_all(h, kinds) and h.score >= PRICE_LIST_MIN_SHARE * hits[0].score and _price_listed(_text(h))]
@@ -362,10 +357,6 @@ def _text(hit: Hit) -> str:
     return hit.payload.get("text", "")
 
 
-def _hours_days(hit: Hit) -> frozenset[int]:
-    return hours_line_days(_text(hit))
-
-
 _DIGIT = re.compile(r"\d")
 # A day named with a holiday ("Good Friday", "Easter Monday", "Viernes Santo", "lørdagen
 # før jul", "جمعه‌ی نوروز") is that day, not every week's, and "since when are you open on
@@ -404,4 +395,4 @@ def holds_every(text: str, kinds: tuple[Kind, ...]) -> bool:
 
 
 def _holds_all(hit: Hit, kinds: tuple[Kind, ...]) -> bool:
-    return holds_every(hit.payload.get("text", ""), kinds)
+    return holds_every(_text(hit), kinds)

@@ -175,7 +175,7 @@ def language_of(query: str, business_languages: tuple[str, ...]) -> str | None:
     told = {lang for lang in winners if any(ch in _TIE_LETTERS.get(lang, "") for ch in folded)}
     # A tie of languages sharing their function words ("es", "el", "de" are Spanish's and
     # Catalan's): the one of them whose letters the question has ("¿Cuál es el número?").
-    return next(iter(told)) if len(winners) > 1 and len(told) == 1 else None
+    return next(iter(told)) if len(told) == 1 else None
 
 
 _TELLING_LETTERS = {

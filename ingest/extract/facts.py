@@ -2174,9 +2174,9 @@ def days_of(text: str, mentions: list[tuple[int, int, int]] | None = None) -> se
     to Friday for "weekdays". `mentions`: _day_mentions(text), when already known."""
     folded = text.casefold()
     words = set(_WORD.findall(folded))
-    if words & set(_WORKING_WEEK) or any(" " in phrase and phrase in folded for phrase in _WORKING_WEEK):
+    if _says(_WORKING_WEEK, folded, words):
         return set(range(5))
-    if words & set(_EVERY_DAY) or any(" " in phrase and phrase in folded for phrase in _EVERY_DAY):
+    if _says(_EVERY_DAY, folded, words):
         return set(range(7))
     if re.search(_THAI_EVERY_DAY, text):
         return set(range(7))
@@ -2237,9 +2237,13 @@ def names_weekend(text: str) -> bool:
 def names_working_week(text: str) -> bool:
     """ "weekdays", "entre setmana", "ob delavnikih", ... (days_of reads them as Monday to Friday)."""
     folded = text.casefold()
-    return bool(set(_WORD.findall(folded)) & set(_WORKING_WEEK)) or any(
-        " " in phrase and phrase in folded for phrase in _WORKING_WEEK
-    )
+    return _says(_WORKING_WEEK, folded, set(_WORD.findall(folded)))
+
+
+def _says(phrases: tuple[str, ...], folded: str, words: set[str]) -> bool:
+    """Whether casefolded text (`words`: its words) says one of `phrases`: a word of them,
+    or a phrase of several anywhere in it."""
+    return bool(words & set(phrases)) or any(" " in phrase and phrase in folded for phrase in phrases)
 
 
 _LINE_LEAD = re.compile(r"^[\s|*_>#-]*")
