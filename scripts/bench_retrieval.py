@@ -107,6 +107,14 @@ SITES = {
     # and a Lyon hair salon (fr, three en pages; 20 questions, 3 unanswerable) written for the
     # round's newcomer trial, whose weekday questions each meet a news post naming the day.
     "coiffure": (REPO / "scripts" / "answer_sites" / "coiffure", ("www.salon-croix-rousse.example",)),
+    # The fifteenth round's, in languages no site here had (26 questions each, 4 unanswerable):
+    # a Gràcia bike shop (ca with es and en pages) and a Ljubljana dental practice (sl, en
+    # pages), read and tuned on; a Girona restaurant (ca, es, en, fr) and a Bled guesthouse
+    # (sl, en, de), held out to the round's end and measured once.
+    "fuster": (REPO / "scripts" / "answer_sites" / "fuster", ("www.bicisfuster.example",)),
+    "zobozdravnik": (REPO / "scripts" / "answer_sites" / "zobozdravnik", ("www.zobna-kos.example",)),
+    "girona": (REPO / "scripts" / "answer_sites" / "girona", ("www.calferrer-girona.example",)),
+    "penzion": (REPO / "scripts" / "answer_sites" / "penzion", ("www.penzionlipa-bled.example",)),
 }
 
 

@@ -21,6 +21,7 @@ ANSWERS = {"en", "es", "de", "fr", "it", "pt", "nl", "tr", "ko", "ja", "el", "pl
 ANSWERS |= {"ro", "fi", "hu", "sv", "vi", "id", "uk"}  # the trial sites' languages
 ANSWERS |= {"zh", "th", "ar", "hr", "he", "ru", "da"}
 ANSWERS |= {"nb", "sk", "bg", "fa"}
+ANSWERS |= {"ca", "sl"}
 
 
 def _visible(file: Path) -> list[str]:
