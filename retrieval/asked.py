@@ -76,7 +76,11 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"в колко часа|до колко часа|от колко часа|работно време|кога (?:отваряте|затваряте|отваря|затваря)|"
         r"a quina hora|fins a quina hora|des de quina hora|fins quan|horaris?|quan (?:obriu|tanqueu|obre|tanca)|"
         r"ob kateri uri|do kdaj|od kdaj|do katere ure|od katere ure|delovni čas|ordinacijski čas|odpiralni čas|urnik|"
-        r"kdaj (?:ste odprti|odprete|zaprete|odpirate|zapirate|delate|ordinirate|imate odprto))\b"
+        r"kdaj (?:ste odprti|odprete|zaprete|odpirate|zapirate|delate|ordinirate|imate odprto)|"
+        # Estonian, Lithuanian, Latvian
+        r"mis kell\w*|kella mitme\w*|mis ajani|lahtiolekua\w*|tööa(?:eg|jad)|millal (?:te )?(?:avate|sulgete|olete (?:avatud|lahti))|"
+        r"kelint\w* valand\w*|iki keli\w*|nuo keli\w*|darbo (?:laik\w*|valand\w*)|kada (?:jūs )?(?:dirbate|atsidarote|užsidarote)|"
+        r"cikos|līdz cikiem|no cikiem|darba laik\w*|kad (?:jūs )?(?:strādājat|atverat|aizverat|esat atvērti))\b"
         r"|몇 ?시|언제까지|언제부터|영업 ?시간|진료 ?시간|운영 ?시간|何時|営業時間|診療時間|受付時間|几点|幾點|营业时间|營業時間|門診時間|看診時間"
         r"|กี่โมง|กี่ทุ่ม|เวลาเปิด|เวลาทำการ|لإيمتى|لايمتى|إيمتى|ايمتى|متى|الساعة كم|أي ساعة|ساعات الدوام|مواعيد"
         r"|(?<![\u05d0-\u05ea])(?:עד מתי|מאיזו שעה|מאיזה שעה|עד איזו שעה|עד איזה שעה|באיזו שעה|באיזה שעה|באיזה שעות|"
@@ -109,7 +113,10 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"harga\w*|biaya\w*|ongkos\w*|(?:sewa\w*|bayar|charge|kena|denda\w*|deposit\w*)(?: \w+){0,4} berapa|berapa (?:harga|biaya|ongkos|duit|rupiah|ribu)|"
         r"kol?i?ko (?:\w+ ){0,2}(?:košta|koštaju|košto|se plaća|plaćamo|bi bila|bi bilo|tražite)|cijena|cijene|cjenik|"
         r"quant (?:\w+ ){0,2}(?:costa|costen|costaria|val|valen|és|cobreu|cobren|surt|pago|pagaria)|preus?|"
-        r"koliko (?:\w+ ){0,2}(?:stane|stanejo|bi stalo|bo stalo|plačam|plačamo|zaračunate|računate)|koliko bi (?:me |nas )?stalo|cenik\w*)\b"
+        r"koliko (?:\w+ ){0,2}(?:stane|stanejo|bi stalo|bo stalo|plačam|plačamo|zaračunate|računate)|koliko bi (?:me |nas )?stalo|cenik\w*|"
+        r"kui palju (?:\w+ ){0,2}(?:maksab|maksavad|maksaks|maksma|võtate|küsite)|hind|hinnad|hinda|hinnakiri|maksumus|"
+        r"kiek (?:\w+ ){0,2}(?:kainuoja|kainuotų|kainuos|kaštuoja|mokėti|moku|sumokėti|imate)|kain\w*|"
+        r"cik (?:\w+ ){0,2}(?:maksā|maksās|maksātu|izmaksā)|cenas|cenrādi\w*|izmaksas)\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|多少錢|价格|價格|價錢|費用|收費|"
         r"เท่าไหร่|เท่าไร|ราคา|ค่าเรียน|ค่าบริการ|قديش|قدّيش|كم سعر|سعر|أسعار|اسعار|تكلفة|كم بتكلف|كم بكلف|(?<![\u0600-\u06ff])بكم(?=\s*[؟?]|\s*$)"  # "بكم" is also "with you"
         r"|(?<![\u05d0-\u05ea])(?:כמה (?:\w+ ){0,2}(?:עולה|עולים|עולות|זה עולה|לוקחים|גובים|צריך לשלם|משלמים)|ה?מחיר(?:ים)?|מחירון)(?![\u05d0-\u05ea])"
@@ -127,7 +134,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"ditelepon|menelepon|телефон\w*|подзвонити|зателефонувати|дзвонити|позвонить|звонить|"
         # "номер" is a hotel room too ("які номери у вас є?"): a number asked for, or a phone's
         r"(?:на )?(?:який|яким|какой|каким|ваш|ваш\w+) номер|номер (?:телефон\w*|реєстратур\w*|регистратур\w*|вайбер\w*|viber)|broj(?:a)? (?:telefona|mobitela|mobilnog|mobitel|whatsappa?|vibera?|za (?:poziv|kontakt))|(?:vaš|koji je|vam je|imate li|imate|dajte mi|dat) broj|broj od|nazvati|nazovem|"
-        r"telèfon|trucar|truco|us puc trucar|telefonsk\w* številk\w*|(?:vaš\w*|kater\w*) (?:je )?(?:vaš\w* )?številk\w*|poklicati|pokličem)\b"
+        r"telèfon|trucar|truco|us puc trucar|telefonsk\w* številk\w*|(?:vaš\w*|kater\w*) (?:je )?(?:vaš\w* )?številk\w*|poklicati|pokličem|"
+        r"numbri\w*|helistada|helistan|helistama|numer(?:į|is|iu|io)|paskambinti|skambinti|tālru\w*|numur\w*|piezvanīt|zvanīt)\b"
         r"|\bwhatsapp\b|전화|電話|电话|手機|號碼|号码|เบอร์|โทร(?!ทัศน์)|تلفون|تليفون|هاتف|موبايل|واتس|رقمكم|"
         r"(?:ال)?رقم (?:ال)?(?:تلفون|تليفون|هاتف|جوال|موبايل|واتس\w*|أرضي|تواصل|اتصال)|"
         r"(?<![\u05d0-\u05ea])[ובלמה]{0,2}(?:טלפון|וואטסאפ|ווטסאפ|ווצאפ|וואצאפ)|"
@@ -137,7 +145,7 @@ _ASKED: dict[Kind, re.Pattern] = {
     ),
     "email": re.compile(
         r"\b(?:e-?mail\w*|(?<!-)mail|correo|courriel|e-?posta|e-?post\w*|posta elettronica|ηλεκτρονικ\w*|mejl\w*|sähköpost\w*|"
-        r"(?:електронн\w* )?пошт\w*|(?:электронн\w* )?почт\w*|імейл\w*|емейл\w*|имейл\w*|correu|adreça electrònica|e-?pošt\w*|e-?naslov\w*|elektronsk\w* naslov\w*)\b"
+        r"(?:електронн\w* )?пошт\w*|(?:электронн\w* )?почт\w*|імейл\w*|емейл\w*|имейл\w*|correu|adreça electrònica|e-?pošt\w*|e-?naslov\w*|elektronsk\w* naslov\w*|meili\w*|el\.? ?pašt\w*|elektronin\w* pašt\w*|e-?past\w*)\b"
         r"|이메일|메일|メール|邮箱|郵件|信箱|(?<=[\u4e00-\u9fff])e-?mail|อีเมล|إيميل|ايميل|بريد|מייל|דוא\"ל|דוא״ל|אימייל|ایمیل|پست الکترونیک",
         re.IGNORECASE,
     ),
@@ -156,7 +164,9 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"osoite\w*|katuosoite\w*|missä (?:te )?(?:olette|ootte|sijaitsette|päin)|"
         r"địa chỉ|ở đâu|chỗ nào|đường nào|nằm ở|alamat\w*|di ?mana (?:(?:kantor|lokasi|tempat)\w*|ya|sih)|"
         r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь)|gdje ste|di ste (?:vi|točno|smješteni)|gdje se nalazite|kako (?:da )?vas nađem|"
-        r"adreça(?! electrònica)|on (?:sou|esteu|és|està|queda|són|teniu|us trobo|us trobem)|(?<!-)(?<!e-poštni )(?<!epoštni )(?<!ronski )(?<!mail )naslov\w*|kje (?:ste|se nahaja\w*|vas najdem|je vaš\w*|imate|točno)|kako pridem do vas)\b|주소|어디|위치|住所|どこ|地址|在哪|"
+        r"adreça(?! electrònica)|on (?:sou|esteu|és|està|queda|són|teniu|us trobo|us trobem)|(?<!-)(?<!e-poštni )(?<!epoštni )(?<!ronski )(?<!mail )naslov\w*|kje (?:ste|se nahaja\w*|vas najdem|je vaš\w*|imate|točno)|kako pridem do vas|"
+        r"(?<!posti )(?<!pašto )(?<!pasta )(?:aadress\w*|adresas|adresu|adreso|adrese|adresi)|kus (?:te )?(?:asute|olete|asub|asuvad|teid leida)|"
+        r"kuidas (?:teieni|teid) \w+|kur (?:jūs )?(?:esate|randatės|įsikūrę|yra|atrodaties|atrodas|esat)|kaip (?:jus )?rasti|kā (?:jūs )?atrast)\b|주소|어디|위치|住所|どこ|地址|在哪|"
         r"อยู่ที่ไหน|อยู่ตรงไหน|ที่อยู่|(?<![\u0600-\u06ff])(?:وين|أين|فين)(?![\u0600-\u06ff])|عنوان|مكانكم|موقعكم|"
         r"(?<![\u05d0-\u05ea])[ובלמה]{0,2}כתובת(?! ה?(?:מייל|דוא|אימייל))|(?<![\u05d0-\u05ea])(?:איפה אתם|איפה נמצא|איפה החנות|איפה המשרד|איפה הקליניקה|באיזה רחוב)|"
         rf"(?<![{PERSIAN_LETTERS}])(?:(?:آدرس|نشانی)(?! ایمیل)|[کك]جا(?:ست|یید|یین| هستید| هستین| است| قرار دارید))(?![{PERSIAN_LETTERS}])",
@@ -229,7 +239,7 @@ _OPEN = re.compile(
     r"\b(?:open|opened|offen|geöffnet|abren|abierto|abiertos|abrís|ouvert|ouverts|ouvrez|aperti|aperto|aprite|"
     r"aberto|abertos|abrem|geopend|open zijn|açık|açıkmısınız|czynne|otwarte|otevřeno|máte otevřeno|otvorené|otvorení|ordinujete|öppet|öppna|"
     r"åbent|åpent|ανοιχτά|ανοιχτό|deschis|deschideți|nyitva|auki|avoinna|mở cửa|buka|працюєте|працює|відкриті|"
-    r"работаете|работает|открыты|работите|отворено|отворена|отворени|otvoreni|otvoreno|radite|obert|oberts|oberta|obriu|odprto|odprti|odprta|delate|ordinirate)\b|영업|営業|開いて|有開|開門|看診|營業|เปิด|فاتحين|بتفتحوا|تفتحون|مفتوحين|فاتح|"
+    r"работаете|работает|открыты|работите|отворено|отворена|отворени|otvoreni|otvoreno|radite|obert|oberts|oberta|obriu|odprto|odprti|odprta|delate|ordinirate|avatud|lahti|dirbate|dirba|atidaryta|strādājat|atvērts|atvērti)\b|영업|営業|開いて|有開|開門|看診|營業|เปิด|فاتحين|بتفتحوا|تفتحون|مفتوحين|فاتح|"
     r"פתוחים|פתוח|פתוחה|עובדים|לקפוץ|לבוא|"
     rf"(?<![{PERSIAN_LETTERS}])باز(?:ه|ید|ین| هستید| هستین| است| میشه| می\u200cکنید)?(?![{PERSIAN_LETTERS}])",
     re.IGNORECASE,
@@ -374,8 +384,10 @@ _OCCASION = re.compile(
     r"рождеств\w*|пасх\w*|праздни\w*|великдень|різдв\w*|свята|святков\w*|коледа|великден|božić\w*|uskrs\w*|"
     r"blagdan\w*|πάσχα|χριστούγενν\w*|αργί\w*|nadal|setmana santa|sant joan|festiu\w*|cap d'any|božič\w*|"
     r"velik\w* noč\w*|velikonoč\w*|praznik\w*|praznič\w*|novo leto|novoletn\w*|"
+    r"jõulu\w*|jõule|jaanipäe\w*|jaanilaupäe\w*|võidupüha\w*|lihavõtte\w*|pühad\w*|pühade\w*|riigipüha\w*|uusaasta\w*|vana-aasta\w*|"
+    r"kalėd\w*|velyk\w*|jonin\w*|šventin\w*|švenčių|švenčių dien\w*|naujųjų metų|ziemassvētk\w*|lieldien\w*|jāņ\w*|svētku dien\w*|"
     # "since when?" asks when the hours changed: a news post's date
-    r"since when|depuis quand|seit wann|desde cuándo|desde quando|da quando|sinds wanneer|od kdy|od kiedy|od kedy|"
+    r"since when|depuis quand|seit wann|desde cuándo|desde quando|da quando|sinds wanneer|od kdy|od kiedy|od kedy|mis ajast|nuo kada|kopš kura laika|"
     r"siden hvornår|siden når|sedan när|des de quan|mióta|mistä lähtien|с каких пор|відколи|от кога)\b"
     r"|رمضان|عيد|عید|نوروز|تعطیلات|חג|פסח|ראש השנה|סוכות|สงกรานต์|ปีใหม่|春节|春節|過年|正月|お盆|年末|祝日|설날|추석|명절|공휴일",
     re.IGNORECASE,

@@ -188,7 +188,7 @@ _TELLING_LETTERS = {
     "tr": "ığş",
     "ro": "ăâîșț",
 }
-_TELLING_LETTERS |= {"uk": "іїєґ", "ru": "ыэъё"}
+_TELLING_LETTERS |= {"uk": "іїєґ", "ru": "ыэъё", "et": "õ", "lt": "ąęėįų", "lv": "āēīķļņģ"}
 # Between languages that tie on their function words, letters one of them has and the
 # other not: Spanish's "á" against Catalan's "à", "è", "ò".
 _TIE_LETTERS = _TELLING_LETTERS | {"es": "¿¡ñá", "ca": "·àèòç"}

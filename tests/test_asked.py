@@ -621,3 +621,31 @@ def test_a_news_posts_hours_line_gives_way_to_a_standing_page_naming_the_day():
         "https://s.example/contact/", "table", 0.026, "| Monday – Friday | 9:00 – 18:00 |\n| Saturday | 9:00 – 13:00 |"
     )
     assert [h.id for h in asked_first([prose, table], kinds, days, weekly=True)] == ["table", "prose"]
+
+
+@pytest.mark.parametrize(
+    "question, kinds, days, weekly",
+    [
+        ("Tere, mis kell te laupäeval kinni panete?", ("time",), {5}, True),
+        ("Kas te olete pühapäeval avatud?", ("time",), {6}, True),
+        ("Kui palju maksab rehvivahetus?", ("price",), set(), False),
+        ("Mis on teie telefoninumber?", ("phone",), set(), False),
+        ("Mis on teie e-posti aadress?", ("email",), set(), False),  # the e-mail address, no street
+        ("Kus te asute?", ("address",), set(), False),
+        ("Kas te olete jaanipäeval avatud?", (), set(), False),  # a holiday, no weekday: as in English
+        ("Kas te olete laupäeval enne jõule avatud?", ("time",), {5}, False),  # a holiday's Saturday
+        ("Iki kelių valandų dirbate šeštadienį?", ("time",), {5}, True),
+        ("Laba diena, kiek kainuoja mėnesio abonementas?", ("price",), set(), False),
+        ("Koks jūsų telefono numeris?", ("phone",), set(), False),
+        ("Koks jūsų el. pašto adresas?", ("email",), set(), False),
+        ("Kur jūs esate?", ("address",), set(), False),
+        ("Ar dirbate penktadienį prieš Kalėdas?", ("time",), {4}, False),
+        ("Cikos jūs strādājat sestdienā?", ("time",), {5}, True),
+        ("Cik maksā nodarbība?", ("price",), set(), False),
+        ("Kāds ir jūsu tālruņa numurs?", ("phone",), set(), False),
+    ],
+)
+def test_estonian_lithuanian_and_latvian_questions_ask_for_kinds_and_days(question, kinds, days, weekly):
+    asked = asked_kinds(question)
+    assert asked == kinds and asked_days(question, asked) == days
+    assert asks_weekly(question, asked_days(question, asked)) is weekly

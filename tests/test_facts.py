@@ -1590,3 +1590,46 @@ def test_catalan_and_slovenian_web_agencies_and_booking_platforms_are_other_part
         assert other_party(line), line
     for line in ("Telèfon: 972 21 46 83", "Rezervacije: +386 4 576 23 18", "Reserves: truca'ns al 972 21 46 83"):
         assert not other_party(line), line
+
+
+def test_estonian_lithuanian_and_latvian_weeks_and_cards_are_read():
+    _days_are(
+        ("E–R 8–18, L 9–15, P suletud", set(range(7))),  # one letter a day, in a line with their range
+        ("esmaspäevast reedeni 8.00–18.00", set(range(5))),  # a range in the days' cases alone
+        ("Laupäeval 9–15, pühapäeval suletud", {5, 6}),
+        ("Pr–Pn 8:00–18:00, Š 9:00–14:00, Sk nedirbame", set(range(7))),
+        ("nuo pirmadienio iki penktadienio 9–17", set(range(5))),
+        ("Šeštadieniais 9:00–14:00", {5}),
+        ("P–Pk 9–18, S 10–15, Sv slēgts", set(range(7))),
+        ("no pirmdienas līdz piektdienai 9:00–18:00", set(range(5))),
+        # the letters alone, without their week's range, are no days; Polish "Pn" stays Monday
+        ("Size L 9–15", set()),
+        ("Kategorie A–E 10–12", set()),
+        ("Pn 8–16", {0}),
+    )
+    card = [Fact("hours", "Pühapäev suletud")]
+    assert card_markdown(card, ["et"]).startswith("# Kontakt / Contact")
+    assert "Lahtiolekuajad / Opening hours: Pühapäev suletud" in card_markdown(card, ["et"])
+    assert "Darbo laikas / Opening hours:" in card_markdown(card, ["lt"])
+    assert "Darba laiks / Opening hours:" in card_markdown(card, ["lv"])
+    from ingest.extract.facts import contact_page, news_page
+
+    assert news_page("https://rehv.example/uudised/2025/09/sugishooaeg/") and news_page(
+        "https://swim.example/naujienos/"
+    )
+    assert news_page("https://veikals.example/jaunumi/akcija/")
+    assert contact_page("https://swim.example/kontaktai/") and contact_page("https://veikals.example/kontakti/")
+
+
+def test_estonian_lithuanian_and_latvian_web_agencies_and_booking_platforms_are_other_parties():
+    for line in (
+        "Veebilehe arendus ja haldus: Veebiveski OÜ, tel +372 5600 7788",
+        "Broneerimissüsteem: AjaRaamat OÜ, +372 600 3377",
+        "Kodulehe valmistas Veebiveski OÜ (info@veebiveski.example)",
+        "Svetainės kūrimas: UAB Tinklas, +370 5 219 7788",
+        "Registracijos platforma Treniruok.lt: +370 700 55 123",
+        "Mājaslapas izstrāde: SIA Lapa, +371 6700 1234",
+    ):
+        assert other_party(line), line
+    for line in ("Telefon: +372 655 1240", "Telefonas: +370 612 48 370", "Tālrunis: +371 2000 0000"):
+        assert not other_party(line), line

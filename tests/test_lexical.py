@@ -115,3 +115,13 @@ def test_catalan_and_slovenian_function_words_are_no_terms_and_tell_the_language
     assert query_language("A quina hora obriu els dissabtes?", {"ca", "es", "en"}) == "ca"
     assert query_language("¿A qué hora abren los sábados?", {"ca", "es", "en"}) == "es"
     assert query_language("Koliko stane beljenje zob pri vas?", {"sl", "en"}) == "sl"
+
+
+def test_baltic_function_words_are_no_terms_and_tell_the_language():
+    # No Snowball stemmer for any of the three; stopwords-iso's lists, its Lithuanian one
+    # read back from the Latin-1 it was stored as ("ðis" is "šis").
+    assert {analysis_language(code) for code in ("et-EE", "lt-LT", "lv")} == {"et", "lt", "lv"}
+    assert _shared("Kas te olete pühapäeval avatud", "et", "Kas te olete avatud?", ("et",)) == 2  # not "kas", "te"
+    assert _shared("Šis baseinas yra šiltas", "lt", "Ar šis baseinas šiltas?", ("lt",)) == 2
+    assert query_language("Kui palju maksab rehvivahetus, kas see on kallis?", {"et", "ru", "en"}) == "et"
+    assert query_language("Ar galima atvesti vaiką į bandomąją pamoką?", {"lt", "en"}) == "lt"

@@ -237,3 +237,9 @@ def test_catalan_and_slovenian_questions_are_told():
     assert language_of("La botiga de Gràcia obre el diumenge?", ("ca", "es", "en")) == "ca"
     assert language_of("El menú del migdia inclou el cafè?", ("ca", "es", "en")) == "ca"
     assert language_of("Cuál es el precio de la habitación", ("ca", "es", "en")) == "es"
+
+
+def test_baltic_questions_are_told_by_their_letters():
+    assert language_of("Ką reikia atsinešti į pamoką?", ("en",)) == "lt"  # "ą", "į" on an English site
+    assert language_of("Mis kell te õhtul sulgete?", ("et", "ru", "en")) == "et"
+    assert language_of("Cikos jūs strādājat sestdienā?", ("en",)) is None  # no Latvian function word

@@ -367,13 +367,43 @@ LABELS: dict[str, dict[str, str]] = {
         "booking": "Naročanje",
         "title": "Kontakt",
     },
+    "et": {
+        "phone": "Telefon",
+        "whatsapp": "WhatsApp",
+        "chat": "Vestlus",
+        "email": "E-post",
+        "address": "Aadress",
+        "hours": "Lahtiolekuajad",
+        "booking": "Broneerimine",
+        "title": "Kontakt",
+    },
+    "lt": {
+        "phone": "Telefonas",
+        "whatsapp": "WhatsApp",
+        "chat": "Pokalbis",
+        "email": "El. paštas",
+        "address": "Adresas",
+        "hours": "Darbo laikas",
+        "booking": "Registracija",
+        "title": "Kontaktai",
+    },
+    "lv": {
+        "phone": "Tālrunis",
+        "whatsapp": "WhatsApp",
+        "chat": "Tērzēšana",
+        "email": "E-pasts",
+        "address": "Adrese",
+        "hours": "Darba laiks",
+        "booking": "Pieteikšanās",
+        "title": "Kontakti",
+    },
 }
 LABELS["no"] = LABELS["nb"]  # Norwegian, as pages declare it either way
 
 _PHONE = re.compile(r"(?<![\w+])(\+?\(?\d[\d ()./\-\u00a0]{5,18}\d)(?!\w)")
 _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
 _PHONE_WORDS = re.compile(
-    r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|telèfon|fono|móvil|movil|mòbil|mobile|mobil|handy|gsm|"
+    r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|telèfon|telefonas|tālr|tālrunis|mob|mobiil|fono|móvil|movil|mòbil|mobile|mobil|handy|gsm|"
     r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο|puhelin|puh|"
     r"telefonszám|điện thoại|đt|sđt|di động|hotline|zalo|telepon|telp|tlp|no\. hp|nomor hp|"
     r"тел|телефон|моб|мобільний|мобильный|реєстратура|регистратура|ב?טלפון|טלפונים|נייד|התקשרו|טל(?=\s?[:'׳]))\b|전화|☎|📞|電話|电话|ＴＥＬ"
@@ -390,7 +420,7 @@ _REGISTRY = re.compile(
     r"rcs|p\.?\s?iva|partita iva|codice fiscale|abn|acn|company (?:no|number)|registered|"
     r"reg(?:istration)?\.?\s?(?:no|nr|number)|ičo|dič|nip|regon|krs|vergi\w*|vkn|mersis|ticaret sicil\w*|"
     r"y-tunnus|zvr|gln|iban|bic|swift|konto\w*|blz|инн|огрн|кпп|mã số doanh nghiệp|mã số thuế|mst(?=\s*[:：])|gpkd|npwp|nib|siup|"
-    r"số tài khoản|stk)\b|사업자|통신판매|法人番号|登録番号",
+    r"số tài khoản|stk|registrikood|reg\.?\s?kood|kmkr|įmonės kodas|imones kodas|pvm(?: mokėtojo)? kodas|reģ\.?\s?nr|pvn)\b|사업자|통신판매|法人番号|登録番号",
     re.IGNORECASE,
 )
 _HOURS_WORDS = re.compile(
@@ -401,7 +431,7 @@ _HOURS_WORDS = re.compile(
     r"ωράριο|ώρες λειτουργίας|ανοιχτά|ανοιχτό|ανοικτά|aukioloajat|avoinna|nyitvatartás|nyitva|deschis|"
     r"giờ mở cửa|mở cửa|giờ làm việc|thời gian làm việc|jam buka|jam operasional|jam kerja|jam kantor|buka|"
     r"графік роботи|години роботи|режим роботи|працюємо|график работы|режим работы|часы работы|работаем|работно време|отворено|работим|"
-    r"radno vrijeme|otvoreno|radimo|horari|obert|oberts|delovni čas|odpiralni čas|ordinacijski čas|urnik|odprto|ساعات العمل|ساعات الدوام|أوقات العمل|مواعيد العمل|الدوام|"
+    r"radno vrijeme|otvoreno|radimo|lahtiolekuajad|lahtiolekuaeg|avatud|tööaeg|darbo laikas|darbo valandos|dirbame|darba laiks|atvērts|strādājam|horari|obert|oberts|delovni čas|odpiralni čas|ordinacijski čas|urnik|odprto|ساعات العمل|ساعات الدوام|أوقات العمل|مواعيد العمل|الدوام|"
     r"שעות פתיחה|שעות הפתיחה|שעות פעילות|שעות הפעילות|פתוח|פתוחים|פתוחה)\b|"
     r"ساعات کاری|ساعت کاری|ساعات پذیرش|زمان پذیرش|ساعات کار|"
     r"영업시간|운영시간|진료\s*시간|営業時間|営業日|受付時間|診療時間|営業|营业时间|營業時間|門診時間|看診時間|"
@@ -421,20 +451,20 @@ _WEEK = tuple(
         (
             "monday mondays mon mo montag montags lunes lun pazartesi pzt lundi lunedì maandag "
             "poniedziałek poniedziałki poniedziałku pon pn pondělí pondelok pondelka δευτέρα δευτερα δευ luni hétfő hétfőn maanantai maanantaina maanantaisin "
-            "понеділок понеділка понеділком понедельник понедельника понедельникам понеделник понеделника понеделници ponedjeljak ponedjeljka ponedjeljkom الاثنين الإثنين dilluns ponedeljek ponedeljka ponedeljkih ponedeljku",
+            "понеділок понеділка понеділком понедельник понедельника понедельникам понеделник понеделника понеделници ponedjeljak ponedjeljka ponedjeljkom الاثنين الإثنين dilluns ponedeljek ponedeljka ponedeljkih ponedeljku esmaspäev esmaspäeval esmaspäeviti esmaspäevast esmaspäevani esmaspäeva pirmadienis pirmadienį pirmadienio pirmadieniais pirmadieniui pirmdiena pirmdienā pirmdienās pirmdienas pirmdienu pirmdienai",
             "tuesday tuesdays tue tues di dienstag dienstags martes mar salı mardi martedì dinsdag "
-            "wtorek wtorki wtorku wt úterý utorok utorka τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa вівторок вівторка вторник вторника вторници utorak utorka utorkom الثلاثاء dimarts torek torka torkih torku",
+            "wtorek wtorki wtorku wt úterý utorok utorka τρίτη τριτη τρι marți marţi kedd kedden tiistai tiistaina tiistaisin selasa вівторок вівторка вторник вторника вторници utorak utorka utorkom الثلاثاء dimarts torek torka torkih torku teisipäev teisipäeval teisipäeviti teisipäevast teisipäevani teisipäeva antradienis antradienį antradienio antradieniais otrdiena otrdienā otrdienās otrdienas otrdienu otrdienai",
             "wednesday wednesdays wed mi mittwoch mittwochs miércoles mié çarşamba mercredi mercoledì woensdag "
-            "środa środy środę śr středa středu streda stredu stredy τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin rabu середа середу середи среда среду сряда сряди srijeda srijede srijedu srijedom الأربعاء الاربعاء dimecres sreda sredo srede sredah",
+            "środa środy środę śr středa středu streda stredu stredy τετάρτη τεταρτη τετ miercuri szerda szerdán keskiviikko keskiviikkona keskiviikkoisin rabu середа середу середи среда среду сряда сряди srijeda srijede srijedu srijedom الأربعاء الاربعاء dimecres sreda sredo srede sredah kolmapäev kolmapäeval kolmapäeviti kolmapäevast kolmapäevani kolmapäeva trečiadienis trečiadienį trečiadienio trečiadieniais treciadienis trešdiena trešdienā trešdienās trešdienas trešdienu trešdienai",
             "thursday thursdays thu thurs do donnerstag donnerstags jueves jue perşembe jeudi giovedì donderdag "
-            "czwartek czwartki czwartku czw čtvrtek štvrtok štvrtka πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin kamis четвер четверга четверг четвъртък четвъртъци četvrtak četvrtka četvrtkom الخميس dijous četrtek četrtka četrtkih četrtku",
+            "czwartek czwartki czwartku czw čtvrtek štvrtok štvrtka πέμπτη πεμπτη πέμ πεμ joi csütörtök csütörtökön torstai torstaina torstaisin kamis четвер четверга четверг четвъртък четвъртъци četvrtak četvrtka četvrtkom الخميس dijous četrtek četrtka četrtkih četrtku neljapäev neljapäeval neljapäeviti neljapäevast neljapäevani neljapäeva ketvirtadienis ketvirtadienį ketvirtadienio ketvirtadieniais ceturtdiena ceturtdienā ceturtdienās ceturtdienas ceturtdienu ceturtdienai",
             "friday fridays fri fr freitag freitags viernes vie cuma vendredi venerdì vrijdag piątek piątki piątku pt pátek piatok piatka "
-            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin jumat пятница пятницу пятницы петък петъци petak petka petkom الجمعة divendres petek petkih petku",
+            "παρασκευή παρασκευη παρ vineri péntek pénteken perjantai perjantaina perjantaisin jumat пятница пятницу пятницы петък петъци petak petka petkom الجمعة divendres petek petkih petku reede reedel reedeti reedest reedeni penktadienis penktadienį penktadienio penktadieniais piektdiena piektdienā piektdienās piektdienas piektdienu piektdienai",
             "saturday saturdays sat sa samstag samstags sábado sábados sáb sab cumartesi cmt samedi sam sabato zaterdag "
-            "sobota soboty sobotę sobotu sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu субота суботу суботи суботам суббота субботу субботы субботам събота съботи subota subotom subote subotu السبت dissabte dissabtes soboto sobote sobotah soboti",
+            "sobota soboty sobotę sobotu sob σάββατο σαββατο σάββατα σαββατα σάβ σαβ sâmbătă sâmbăta sambata szombat szombaton lauantai lauantaina lauantaisin sabtu субота суботу суботи суботам суббота субботу субботы субботам събота съботи subota subotom subote subotu السبت dissabte dissabtes soboto sobote sobotah soboti laupäev laupäeval laupäeviti laupäevast laupäevani laupäeva šeštadienis šeštadienį šeštadienio šeštadieniais sestadienis sestdiena sestdienā sestdienās sestdienas sestdienu sestdienai",
             "sunday sundays sun so sonntag sonntags domingo domingos dom pazar dimanche dim domenica zondag "
             "niedziela niedziele niedzieli niedzielę niedz nd neděle neděli nedeľa nedeľu nedele κυριακή κυριακη κυριακές κυριακες κυρ duminică duminica "
-            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin неділя неділю неділі неділям воскресенье воскресенья неделя nedjelja nedjelje nedjelju nedjeljom الأحد الاحد diumenge diumenges nedelja nedeljo nedelje nedeljah nedelji",
+            "vasárnap vasárnapon sunnuntai sunnuntaina sunnuntaisin неділя неділю неділі неділям воскресенье воскресенья неделя nedjelja nedjelje nedjelju nedjeljom الأحد الاحد diumenge diumenges nedelja nedeljo nedelje nedeljah nedelji pühapäev pühapäeval pühapäeviti pühapäevast pühapäevani pühapäeva sekmadienis sekmadienį sekmadienio sekmadieniais svētdiena svētdienā svētdienās svētdienas svētdienu svētdienai",
         ),
         _NORDIC,
         (
@@ -481,6 +511,10 @@ _EVERY_DAY = (
     "cada dia",
     "tots els dies",
     "vsak dan",
+    "iga päev",
+    "kasdien",
+    "kiekvieną dieną",
+    "katru dienu",
     "naponta",
     "päivittäin",
     "hằng ngày",
@@ -554,7 +588,7 @@ _FULL_DAY = re.compile(
 _CLOSED = re.compile(
     r"\b(closed|geschlossen|ruhetag|cerrado|cerramos|kapalı|kapali|fermé|fermée|fermeture|chiuso|fechado|gesloten|"
     r"nieczynne|nieczynny|nieczynna|zamknięte|zamknięty|zamknięta|zavřeno|zatvorené|stängt|stengt|lukket|"
-    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|zatvoreno|zatvoren|zatvorena|tancat|tancada|tancats|tanquem|zaprto|zaprti|zaprta|nghỉ|đóng cửa|tutup|libur|вихідний|вихідні|зачинено|зачинені|выходной|выходные|закрыто|затворено|затворена|затворени|почивен ден|почивни дни)\b|"
+    r"κλειστά|κλειστό|κλειστή|κλειστοί|κλειστα|κλειστο|închis|închisă|inchis|zárva|suljettu|kiinni|zatvoreno|zatvoren|zatvorena|tancat|tancada|tancats|tanquem|zaprto|zaprti|zaprta|suletud|puhkepäev|uždaryta|uzdaryta|nedirbame|nedirba|slēgts|slēgta|nestrādājam|nghỉ|đóng cửa|tutup|libur|вихідний|вихідні|зачинено|зачинені|выходной|выходные|закрыто|затворено|затворена|затворени|почивен ден|почивни дни)\b|"
     r"휴무|휴진|휴일|定休日|定休|休業|休診|休館|公休|休息|"
     r"\b(?:مغلق|مغلقة|مغلقين|مسكر|مسكّر|مسكرين|مسكّرين|مقفل|عطلة|إجازة|اجازة)\b|\b(?:ne radimo|neradni dan|neradno)\b|"
     r"(?<![\u05d0-\u05ea])ו?(?:סגור|סגורה|סגורים|סגורות)(?![\u05d0-\u05ea])|"
@@ -637,7 +671,7 @@ _HOLIDAYS = {
     "공휴일",
 }
 _ADDRESS_WORDS = re.compile(
-    r"^\s*(address|adresse|anschrift|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|địa chỉ|alamat|адреса|адрес|주소|住所|所在地|地址|כתובת|כתובתנו|כתובת (?:המשרד|החנות|הסניף|המסעדה|הקליניקה|המרפאה)|"
+    r"^\s*(address|adresse|anschrift|aadress|adresas|adrese|dirección|direccion|adres|adresa|adress|διεύθυνση|διευθυνση|morada|endereço|endereco|indirizzo|osoite|käyntiosoite|cím|địa chỉ|alamat|адреса|адрес|주소|住所|所在地|地址|כתובת|כתובתנו|כתובת (?:המשרד|החנות|הסניף|המסעדה|הקליניקה|המרפאה)|"
     r"visit us|find us|"
     r"so finden sie uns)\s*[:：]",
     re.IGNORECASE,
@@ -670,6 +704,13 @@ _ROLES = (
     r"plataforma de (?:reserves|reservas|pagament|pago)\w*(?: en l[íi]nia| online)?|"
     r"izdelava(?: spletne strani| spletnega mesta)?|gostovanje|vzdrževanje spletne strani|spletni studio|"
     r"(?:spletni )?rezervacijski sistem|sistem za (?:rezervacije|naročanje)|"
+    # Estonian, Lithuanian, Latvian: "Veebilehe arendus ja haldus", "Svetainės kūrimas",
+    # "Mājaslapas izstrāde", and their booking systems
+    r"veebiagentuur|veebidisain|veebiarendus|veebilehe (?:valmistamine|arendus|haldus)|kodulehe (?:valmistamine|arendus)|"
+    r"majutus(?:teenus)?|broneerimissüsteem|broneerimiskeskkond|broneerimisplatvorm|"
+    r"svetainės (?:kūrimas|kūrėjas|priežiūra)|svetainių kūrimas|interneto svetainės kūrimas|talpinimas|"
+    r"registracijos (?:platforma|sistema)|rezervacijų (?:platforma|sistema)|"
+    r"mājaslapas (?:izstrāde|izstrādātājs|uzturēšana)|mājas lapas izstrāde|hostings|rezervēšanas (?:sistēma|platforma)|"
     r"booking (?:platform|system|software)|reservation system|online booking (?:platform|system)|sistema de reservas|"
     r"تصميم (?:و ?تطوير )?الموقع|تطوير الموقع|استضافة الموقع|網站設計|网站设计|網站製作|网站制作|網頁設計|网页设计|"
     # Hebrew: "בניית אתרים" (website building), "פיתוח ואחסון האתר" (the site's development and hosting)
@@ -702,6 +743,7 @@ _MADE_BY = re.compile(
     # "Spletno stran je izdelala in jo vzdržuje agencija …", "uporabljamo sistem …"
     r"l'ha dissenyat|dissenyat (?:i mantingut )?per|es gestionen amb la plataforma|"
     r"spletno stran je (?:izdelala|izdelal|oblikovala|oblikoval)|uporabljamo sistem|njihova podpora|"
+    r"(?:veebilehe|kodulehe) (?:valmistas|tegi|arendas)|svetainę sukūrė|svetainė sukurta|(?:mājaslapu|mājas lapu) izstrādāja|"
     r"(?:נבנה|נבנתה|פותח|פותחה|עוצב|עוצבה|מתוחזק|מאוחסן)(?:\s+ו\w+)?\s+(?:על ידי|על-ידי|ע\"י|ע״י)|חברת הסליקה|"
     r"(?:ל|ה)?ממונה על הגנת הפרטיות)\b",
     re.IGNORECASE,
@@ -808,7 +850,7 @@ _CHAT_NAMES |= {"wechat": "WeChat", "위챗": "WeChat", "微信": "WeChat"}
 # Book (Livro de Reclamações)", "Guest book", "Address Book").
 _BOOKING_WORDS = re.compile(
     r"^[\W_]*book\b|\b(?:to|or|and)\s+book\b|\b(booking|reserve|reservation|reservar|reserva|buchen|termin( buchen| vereinbaren)?|rezervasyon|"
-    r"randevu|réserver|rezerwacja|umów wizytę|rezervace|boka|κράτηση|κρατήσεις)\b|예약|予約|预约|預約",
+    r"randevu|réserver|rezerwacja|umów wizytę|rezervace|boka|κράτηση|κρατήσεις|broneeri|broneerimine|registreeru|registracija|registruotis|rezervuoti|pieteikties|pierakstīties|rezervēt)\b|예약|予約|预约|預約",
     re.IGNORECASE,
 )
 _SCHEMA_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -1034,7 +1076,7 @@ def _as_written(a, value: str) -> str:
 _NEWS_PATH = re.compile(
     r"/(?:news|blog|aktuelles|neuigkeiten|actualites|actualités|noticias|novedades|notizie|nieuws|"
     r"nyheder|nyheter|aktualnosci|aktualności|aktuality|novinky|vijesti|akhbar|اخبار|أخبار|новини|новости|"
-    r"noticies|notícies|novetats|obvestila|aktualno|haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|novyny|novini|novosti|공지|공지사항|소식)(?:[/._-]|$)"
+    r"noticies|notícies|novetats|obvestila|aktualno|uudised|naujienos|jaunumi|haberler|duyurular|hirek|hírek|uutiset|ajankohtaista|tin-tuc|tintuc|berita|novyny|novini|novosti|공지|공지사항|소식)(?:[/._-]|$)"
     # "/nea-smyrni/" is a place, "/notice-of-privacy-practices/" a policy; "/menu/2025/" no post
     r"|/(?:nea|νέα|notice|notices|novice)(?:/|\.html?$|$)|/bbs/board|/20\d\d/(?:0[1-9]|1[0-2])/",
     re.IGNORECASE,
@@ -1646,16 +1688,17 @@ _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; 
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
     r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
     r"오시는|연락|영업시간|yhteystiedot|ota-yhteytta|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás|"
-    r"lien-he|lienhe|liên-hệ|kontak|hubungi|\bon-som\b|com-arribar|horari|kje-smo|delovni-cas|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר|tamas-ba-ma|تماس",
+    r"lien-he|lienhe|liên-hệ|kontak|hubungi|\bon-som\b|com-arribar|horari|kje-smo|delovni-cas|lahtiolekuajad|kontaktai|darbo-laikas|kontakti|darba-laiks|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר|tamas-ba-ma|تماس",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
 # A booking page gives the numbers to book on (a WhatsApp number, often), after the contact page's.
 _BOOKING_PATH = re.compile(
-    r"reserv|prenota|buchen|booking|rezervasyon|rezerwacj|narocanje|naročanje|kratis|κρατήσ|예약", re.IGNORECASE
+    r"reserv|prenota|buchen|booking|rezervasyon|rezerwacj|narocanje|naročanje|broneeri|registrac|registreeru|pieteik|kratis|κρατήσ|예약",
+    re.IGNORECASE,
 )
 _LEGAL_PATH = re.compile(
-    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä|gioi-thieu|tentang|pro-nas|o-nas|qui-som|impresum|pravno-obvestilo",
+    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä|gioi-thieu|tentang|pro-nas|o-nas|qui-som|impresum|pravno-obvestilo|meist|rekvizitai|apie-mus|par-mums|rekviziti",
     re.IGNORECASE,
 )
 
@@ -1860,7 +1903,7 @@ def _own_week(lines: list[Fact], days_in: dict[str, set[int]]) -> list[Fact]:
 # Between two day names, what makes them a range: "Dinsdag t/m vrijdag", "Mo–Fr",
 # "du lundi au vendredi", "Pazartesi - Cuma", "de segunda a sexta".
 _DAY_RANGE = re.compile(
-    r"^\s*+(?:\.\s*+)?(?:-|–|—|־|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|по|до|"
+    r"^\s*+(?:\.\s*+)?(?:-|–|—|־|~|～|〜|to|till|until|through|thru|bis|a|al|à|au|às|até|t/m|tot en met|tot|ile|ila|do|až|til|kuni|iki|līdz|έως|εως|ως|đến|tới|sampai|hingga|s\.d\.|s/d|по|до|"
     r"부터|から|至|到|ถึง|إلى|الى|حتى|لغاية|עד|تا|الی|لغایت)\s*$",
     re.IGNORECASE,
 )
@@ -1885,6 +1928,12 @@ _SHORT_WEEKS = {
     "hr": "pon uto sri čet pet sub ned",  # and Bosnian, Serbian in Latin letters
     "sl": "pon tor sre čet pet sob ned",
     "ca": "dl dt dc dj dv ds dg",
+    # Estonian and Latvian write a day in one letter ("E–R 8–18, L 9–15, P suletud"; "P–Pk
+    # 9–18, S 10–15"), Lithuanian in one or two ("Pr–Pn", "Š"): each is a day only in a
+    # line that has a range of its week
+    "et": "e t k n r l p",
+    "lt": "pr an tr kt pn š sk",
+    "lv": "p o t c pk s sv",
 }
 _SHORT_WEEKS = {lang: names.split() for lang, names in _SHORT_WEEKS.items()}
 _ONLY_DAYS = {"mån", "tis", "lör", "sön", "lør", "søn", "út", "čt", "pá", "sre", "čet"}
@@ -1905,6 +1954,7 @@ _AFTER_SHORT_DAY = re.compile(  # one class before what follows: three \s* in a 
 # Short names that are common words or abbreviations elsewhere ("Main St 12-14", "Tor 3-5"):
 # a day only in a range, or in a line with a range of their week.
 _WORDS_ELSEWHERE = {"st", "tor", "ons", "man", "ne", "po", "dl", "dt", "dc", "dj", "ds"}
+_WORDS_ELSEWHERE |= {*"etknrlpocs", "pr", "an", "tr", "kt", "pn", "sk", "pk", "sv"}
 # Japanese "月曜日", "水曜", lists "土・日"; Chinese "星期一", "週六", "周一、二、三、五".
 _KANJI_DAY = re.compile(
     r"([月火水木金土日])曜日?|"
@@ -1927,6 +1977,7 @@ _WORKING_WEEK = ("weekdays", "werktags", "vardagar", "hverdage", "hverdager", "�
 _WORKING_WEEK += ("平日", "radnim danima")  # Japanese and Chinese: a table's column "平日", beside "土・日・祝日"
 _WORKING_WEEK += ("entre setmana", "entre semana", "feiners", "días laborables", "dies laborables", "med tednom")
 _WORKING_WEEK += ("delavniki", "delavnikih")
+_WORKING_WEEK += ("tööpäeviti", "tööpäevadel", "darbo dienomis", "darbo dienas", "darba dienās", "darbdienās")
 # A caller's weekend, Saturday and Sunday ("are you open at the weekend?"): in questions
 # only, as a page's "weekend rental" or "weekend brunch" is no line of its week.
 _WEEKEND = re.compile(
@@ -2183,9 +2234,16 @@ def days_of(text: str, mentions: list[tuple[int, int, int]] | None = None) -> se
     mentions = _day_mentions(text) if mentions is None else mentions
     days = {day for _, _, day in mentions}
     for (before, end, first), (start, after, last) in zip(mentions, mentions[1:]):
-        if _DAY_RANGE.match(text[end:start]) and not _and_between(text, (before, end), (start, after)):
+        joined = _DAY_RANGE.match(text[end:start]) or _from_to(text[before:end], text[end:start], text[start:after])
+        if joined and not _and_between(text, (before, end), (start, after)):
             days |= {d % 7 for d in range(first, last + (7 if last < first else 0) + 1)}
     return days
+
+
+def _from_to(first: str, between: str, last: str) -> bool:
+    """Estonian says a range in its days' cases alone: "esmaspäevast reedeni" (from
+    Monday to Friday)."""
+    return not between.strip() and first.casefold().endswith("st") and last.casefold().endswith("ni")
 
 
 # Czech and Slovak days, between which "a" is "and" ("utorok a štvrtok"), not Spanish's,

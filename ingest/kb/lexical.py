@@ -5,10 +5,11 @@ that language's stopwords removed, so "habitación" finds "habitaciones" and "cu
 finds "cuestan". A query does not say its language, so it is analysed once per
 language the business's pages are written in and the terms are merged: each
 analysis can only match chunks analysed the same way. Polish, Czech, Slovak, Croatian,
-Ukrainian, Hebrew, Persian, Catalan and Slovenian have no Snowball stemmer: their words
-are not stemmed, but their stopwords (stopwords-iso's lists, qdrant-edge's for Catalan
-and Slovenian) are dropped, so a question's "w", "o", "której" do not
-rank the passages that use them most, and a question can be told to be in them. Other
+Ukrainian, Hebrew, Persian, Estonian, Lithuanian, Latvian, Catalan and Slovenian have no
+Snowball stemmer: their words are not stemmed, but their stopwords (stopwords-iso's
+lists, qdrant-edge's for Catalan and Slovenian) are dropped, so a question's "w", "o",
+"której" do not rank the passages that use them most, and a question can be told to be
+in them. Other
 languages (Korean, Japanese, ...) and pages without `lang` keep the plain analysis:
 words lowercased, accents folded, nothing stemmed.
 
@@ -34,7 +35,7 @@ from functools import cache
 import qdrant_edge as qe
 import stopwordsiso
 
-SCHEME = "bm25-snowball-cjk-thai-hebrew-persian-catalan-slovenian-8"
+SCHEME = "bm25-snowball-cjk-thai-hebrew-persian-catalan-slovenian-baltic-9"
 _WORDS = re.compile(r"\w+")
 PLAIN = ""
 
@@ -62,7 +63,7 @@ _SNOWBALL = {
 }
 # Languages without a Snowball stemmer analysed with their stopwords alone (stopwords-iso;
 # its lists for other such languages hold content words: Slovenian's month names).
-_STOPWORDS_ONLY = frozenset({"pl", "cs", "sk", "hr", "uk", "he", "fa"})
+_STOPWORDS_ONLY = frozenset({"pl", "cs", "sk", "hr", "uk", "he", "fa", "et", "lt", "lv"})
 # Catalan and Slovenian, without a Snowball stemmer either, with qdrant-edge's own lists:
 # stopwords-iso's Slovenian list holds "januar", "ponedeljek", "zaprto" (closed), "kdaj"
 # (when); qdrant-edge's hold function words only ("quin", "amb", "koliko", "ste").
@@ -101,6 +102,8 @@ def _stopwords(code: str) -> qe.StopwordsSet | qe.Language:
     if code not in _STOPWORDS_ONLY:
         return getattr(qe.Language, _SNOWBALL[code].title())
     words = set(stopwordsiso.stopwords(code)) - _NOT_STOPWORDS
+    if code == "lt":  # stopwords-iso's Lithuanian list is Windows-1257 read as Latin-1: "ðis" is "šis"
+        words = {w.encode("latin-1").decode("cp1257") for w in words}
     folded = {"".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c)) for w in words}
     return qe.StopwordsSet(custom=words | {w.translate(_FOLD) for w in folded})
 
