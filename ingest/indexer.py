@@ -12,6 +12,7 @@ survives. Last, the store and the records must agree; a mismatch is repaired and
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -253,6 +254,10 @@ def _reanalyse(
                 f"{LEXICAL_SCHEME} from their stored text (no embedding calls)"
             )
     state.businesses.set_lexical(business, LEXICAL_SCHEME, {analysis_language(lang) for lang in lang_of.values()})
+    # passages per language, for search to weigh the lexical ranking by (search.fusion_weights)
+    state.businesses.set_language_shares(
+        business, Counter(lang.split("-")[0].lower() for lang in lang_of.values() if lang)
+    )
 
 
 def _verify(store, records: Records, embedder_id: str, in_store: set[str], result: IndexResult) -> None:

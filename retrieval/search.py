@@ -200,7 +200,10 @@ def site_languages(business_languages: tuple[str, ...]) -> set[str]:
 
 
 def fusion_weights(
-    query_lang: str | None, business_languages: tuple[str, ...], model_languages: tuple[str, ...] | None
+    query_lang: str | None,
+    business_languages: tuple[str, ...],
+    model_languages: tuple[str, ...] | None,
+    shares: dict[str, float] | None = None,
 ) -> tuple[float, float]:
     """(dense, lexical) weights of the two rankings in the fusion.
 
@@ -209,7 +212,14 @@ def fusion_weights(
     BM25 alone 97%, the two fused 88%); lexical mostly steps aside for a query in a
     language none of the site's pages is written in, when the model reads the site's
     languages (an English-only model on a Spanish site keeps BM25 whole). A query of
-    unclear language keeps both. *ours*"""
+    unclear language keeps both. *ours*
+
+    BM25 reads a question only against the passages in its language. Where those are a
+    few summary pages beside the site's own (`shares`: the business's passages by
+    language), it ranks them above the native page that answers, which only the model
+    reads: "Is there a bus stop near you?" got the English contact page's hours, not the
+    Estonian one's bus stop. Its weight there is scaled by the question's language's
+    share against the site's main language's (0.2 against 0.8: a quarter). *ours*"""
     site = site_languages(business_languages)
     if query_lang is None:
         return 1.0, LEXICAL_WEIGHT if model_languages is None else 1.0
@@ -218,7 +228,10 @@ def fusion_weights(
     dense_reads_site = model_languages is None or site <= set(model_languages)
     if site and query_lang not in site and dense_reads_site:
         return 1.0, CROSS_LANGUAGE_LEXICAL_WEIGHT
-    return 1.0, LEXICAL_WEIGHT if model_languages is None else 1.0
+    lexical = LEXICAL_WEIGHT if model_languages is None else 1.0
+    if shares and dense_reads_site and query_lang in shares:
+        lexical *= min(1.0, shares[query_lang] / max(shares.values()))
+    return 1.0, lexical
 
 
 # Reciprocal-rank fusion's constant (the RRF paper's, and Qdrant's default).
@@ -543,6 +556,8 @@ class Searcher:
         self._translations: dict[str, tuple[int, dict[str, str]]] = {}
         # business -> URL -> its statements (one_slot_per_page), emptied with _translations
         self._sizes: dict[str, dict[str, int]] = {}
+        # business -> its passages' shares by language (fusion_weights), read with _translations
+        self._shares: dict[str, dict[str, float]] = {}
         self._check = AnswerCheck(settings) if settings.answer_check == "openai" else None
 
     def __enter__(self) -> Searcher:
@@ -580,6 +595,7 @@ class Searcher:
             if self._translations.get(business, (None,))[0] != run:
                 self._translations[business] = (run, state.pages.translations(business, languages))
                 self._sizes[business] = {}
+                self._shares[business] = state.businesses.language_shares(business)
         if embedder_id is None:
             raise UnknownBusiness(
                 f"no knowledge base for {business!r}; run `ingest run SITE --business {business}` first"
@@ -633,18 +649,22 @@ class Searcher:
             vectors=hubs,
         )
         ranked = fewer_hubs(dense, query_lang, self._offtopic_of(embedder, query_lang), hub_weight) if hubs else dense
+        translations = self._translations.get(business, (0, {}))[1]
+
+        def one_slot(hits: list[Hit]) -> list[Hit]:
+            return one_slot_per_page(hits, translations, query_lang, lambda url: self._page_size(business, store, url))
+
         if mode == "hybrid":
-            weights = fusion_weights(query_lang, languages, getattr(embedder, "languages", None))
-            fused = fuse([(ranked, weights[0]), (lexical, weights[1])])
+            model_languages = getattr(embedder, "languages", None)
+            standard = fusion_weights(query_lang, languages, model_languages)
+            weights = fusion_weights(query_lang, languages, model_languages, self._shares.get(business))
+            fused = one_slot(fuse([(ranked, weights[0]), (lexical, weights[1])]))
+            # the order the confidence models were fitted on: the rankings' standard weights
+            calibrated = (
+                fused if weights == standard else one_slot(fuse([(ranked, standard[0]), (lexical, standard[1])]))
+            )
         else:
-            fused = fuse([(ranked if mode == "dense" else lexical, 1.0)])
-        fused = one_slot_per_page(
-            fused,
-            self._translations.get(business, (0, {}))[1],
-            query_lang,
-            lambda url: self._page_size(business, store, url),
-        )
-        calibrated = fused  # the order the confidence models were fitted on
+            fused = calibrated = one_slot(fuse([(ranked if mode == "dense" else lexical, 1.0)]))
         kinds = asked_kinds(query)
         days = asked_days(query, kinds)
         fused = asked_first(fused, kinds, days, asks_weekly(query, days))

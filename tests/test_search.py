@@ -40,6 +40,18 @@ def test_lexical_steps_mostly_aside_for_a_question_in_a_language_the_site_lacks(
     assert fusion_weights(None, ("es",), None) == (1.0, LEXICAL_WEIGHT)
     # An English-only model cannot read them either: BM25 keeps its whole weight.
     assert fusion_weights("en", ("es",), ("en",)) == (1.0, 1.0)
+
+
+def test_lexical_counts_by_its_questions_share_of_the_site():
+    # An Estonian tyre shop with a few English summary pages: BM25 reads an English
+    # question against those only, the model against every page.
+    shares = {"et": 0.72, "ru": 0.1, "en": 0.18}
+    assert fusion_weights("en", ("en", "et", "ru"), None, shares) == (1.0, LEXICAL_WEIGHT * 0.25)
+    assert fusion_weights("et", ("en", "et", "ru"), None, shares) == (1.0, LEXICAL_WEIGHT)  # the site's own
+    assert fusion_weights("en", ("en", "de"), None, {"en": 0.5, "de": 0.5}) == (1.0, LEXICAL_WEIGHT)
+    # without shares (a knowledge base not run since), or a model that reads English only
+    assert fusion_weights("en", ("en", "et", "ru"), None, {}) == (1.0, LEXICAL_WEIGHT)
+    assert fusion_weights("en", ("en", "et", "ru"), ("en",), shares) == (1.0, 1.0)
     assert language_of("영업시간이 어떻게 되나요?", ("en",)) == "ko"
 
 

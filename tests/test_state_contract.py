@@ -71,6 +71,9 @@ def test_sources_pages_and_translations_round_trip(state_location):
         assert [f.value for f in state.sources.facts_of("acme")] == ["+34 600 000 000"]
         state.businesses.set_lexical("acme", "scheme-1", {"es", "en"})
         assert state.businesses.lexical_of("acme") == ("scheme-1", ("en", "es"))
+        assert state.businesses.language_shares("acme") == {}  # no run recorded them yet
+        state.businesses.set_language_shares("acme", {"es": 3, "en": 1})
+        assert state.businesses.language_shares("acme") == {"en": 0.25, "es": 0.75}
     finally:
         state.close()
 

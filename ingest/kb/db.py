@@ -191,12 +191,19 @@ def _v4_run_indexes(db: Connection) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS runs_by_business ON runs (business, id)")
 
 
+def _v5_language_shares(db: Connection) -> None:
+    """Each business's passages by language, as shares (JSON): search weighs the lexical
+    ranking by its question's language's share."""
+    _add_missing(db, "businesses", {"language_shares": "TEXT"})
+
+
 # Append a step to change the schema; never edit one that has shipped.
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _v1_every_table,
     _v2_contact_cards,
     _v3_job_results,
     _v4_run_indexes,
+    _v5_language_shares,
 )
 
 

@@ -116,6 +116,18 @@ class BusinessRecords(_Records):
             (scheme, json.dumps(sorted(languages)), business),
         )
 
+    def language_shares(self, business: str) -> dict[str, float]:
+        """The share of the business's passages in each language ("en", "et"), as its last
+        run left them; empty before a run recorded them."""
+        row = self._db.execute("SELECT language_shares FROM businesses WHERE id=?", (business,)).fetchone()
+        return json.loads(row[0]) if row and row[0] else {}
+
+    def set_language_shares(self, business: str, counts: dict[str, int]) -> None:
+        """Record the business's passages per language (`counts`: language -> passages)."""
+        total = sum(counts.values())
+        shares = {lang: round(n / total, 4) for lang, n in sorted(counts.items())} if total else {}
+        self._db.execute("UPDATE businesses SET language_shares=? WHERE id=?", (json.dumps(shares), business))
+
 
 class SourceRecords(_Records):
     """Sources: a business's sites, their status and refresh history."""

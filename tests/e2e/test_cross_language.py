@@ -57,6 +57,19 @@ def test_the_fuller_turkish_page_answers_what_its_english_summary_leaves_out(sea
     assert found[:2] == ["/tr/tedaviler/", "/en/treatments/"], found
 
 
+def test_each_run_records_the_sites_passages_by_language(searcher):
+    # The dentist writes in Turkish, with English summaries and one Korean page: an
+    # English question's BM25 ranking, which reads the English pages only, counts less.
+    from ingest.kb.state import StateStore
+
+    state = StateStore(searcher.settings.state_location)
+    try:
+        shares = state.businesses.language_shares("dentist")
+    finally:
+        state.close()
+    assert shares["tr"] > shares["en"] > shares["ko"] > 0 and abs(sum(shares.values()) - 1) < 0.01, shares
+
+
 def test_a_question_in_the_sites_language_keeps_one_slot_per_page(searcher):
     # A Turkish question is shown the Turkish page; its English summary adds nothing.
     found = paths(searcher, "dentist", "İmplantlarda garanti var mı?", k=10)
