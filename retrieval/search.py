@@ -26,7 +26,7 @@ from ingest.kb.lexical import SCHEME as LEXICAL_SCHEME
 from ingest.kb.state import StateStore
 from ingest.kb.store import Hit, SearchMode, SharedStore, open_existing_store
 from ingest.settings import Settings, load_settings
-from retrieval.asked import asked_days, asked_first, asked_kinds, asks_weekly, holds_every
+from retrieval.asked import asked_days, asked_first, asked_kinds, asks_standing, asks_weekly, holds_every
 from retrieval.check import AnswerCheck
 
 log = logging.getLogger(__name__)
@@ -667,7 +667,7 @@ class Searcher:
             fused = calibrated = one_slot(fuse([(ranked if mode == "dense" else lexical, 1.0)]))
         kinds = asked_kinds(query)
         days = asked_days(query, kinds)
-        fused = asked_first(fused, kinds, days, asks_weekly(query, days))
+        fused = asked_first(fused, kinds, days, asks_weekly(query, days), asks_standing(query))
         found = (  # made as far as collapse_near_duplicates reads: its first k kept, of up to 80
             SearchHit(
                 text=h.payload.get("text", ""),

@@ -9,6 +9,7 @@ from retrieval.asked import (
     asked_days,
     asked_first,
     asked_kinds,
+    asks_standing,
     asks_weekly,
     holds,
 )
@@ -649,3 +650,24 @@ def test_estonian_lithuanian_and_latvian_questions_ask_for_kinds_and_days(questi
     asked = asked_kinds(question)
     assert asked == kinds and asked_days(question, asked) == days
     assert asks_weekly(question, asked_days(question, asked)) is weekly
+
+
+def test_a_news_posts_number_gives_way_to_a_standing_pages_for_a_question_without_a_date():
+    # The tyre shop's "where do I call to order new tyres?" got first the post naming its
+    # importer's number; the service page says to order on the shop's own.
+    question = "Kuhu ma pean helistama, kui tahan uusi rehve tellida?"
+    kinds = asked_kinds(question)
+    assert kinds == ("phone",) and asks_standing(question)
+    post = _at("https://r.example/uudised/2025/11/uued-rehvid/", "post", 0.030, "Importija Nordrehv: +372 640 2210")
+    page = _at("https://r.example/teenused/", "page", 0.028, "Uusi rehve saab tellida telefonil +372 655 1240.")
+    far = _at("https://r.example/kontakt/", "far", 0.020, "Telefon: +372 655 1240")
+    assert [h.id for h in asked_first([post, page], kinds, standing=True)] == ["page", "post"]
+    # only one that matched nearly as well: the post keeps its place before one far below
+    assert [h.id for h in asked_first([post, far], kinds, standing=True)] == ["post", "far"]
+    # a question naming a date or a holiday may want the post
+    assert not asks_standing("Can I call you on 24 December?") and not asks_standing("Are you open at Christmas?")
+    # a price: posts announce the offers callers ask about ("how much is that October workshop?")
+    price = "How much is the monthly pass?"
+    post = _at("https://s.example/news/2025-season/", "post", 0.030, "Monthly pass: 72 €")
+    page = _at("https://s.example/prices/", "page", 0.029, "Monthly pass: 78 €")
+    assert [h.id for h in asked_first([post, page], asked_kinds(price), standing=True)] == ["post", "page"]

@@ -75,6 +75,9 @@ def test_labelled_lines_of_text_are_read_and_dates_are_not_phone_numbers():
     assert ("address", "Grünberger Str. 16, 10243 Berlin") in facts
     assert not any(kind == "phone" and "2019" in value for kind, value in facts)
     assert not any(kind == "hours" and "2024" in value for kind, value in facts)  # a dated event is not hours
+    # a news listing's signature: its date, with blanks, held no phone for "what's your number?"
+    assert not mentions_phone("MVDr. Zuzana Hrabovská · 19. 1. 2026 · 2 min čítania")
+    assert mentions_phone("Tel. 055 625 48 17")
 
 
 def test_register_and_tax_numbers_beside_the_phone_are_no_phones():

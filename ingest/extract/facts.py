@@ -1488,7 +1488,10 @@ def mentions_phone(text: str) -> bool:
     )
 
 
-_NOT_A_PHONE = re.compile(r"^\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{2,4}|^\d{1,2}[.:]\d{2}\s*[-–]\s*\d{1,2}[.:]\d{2}")
+# a date written with blanks too ("19. 1. 2026", as Slovak and Czech news posts sign theirs)
+_NOT_A_PHONE = re.compile(
+    r"^\d{4}-\d{2}-\d{2}|\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}|^\d{1,2}[.:]\d{2}\s*[-–]\s*\d{1,2}[.:]\d{2}"
+)
 
 
 def mentions_email(text: str) -> bool:
