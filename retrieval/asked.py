@@ -115,8 +115,8 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"quant (?:\w+ ){0,2}(?:costa|costen|costaria|val|valen|és|cobreu|cobren|surt|pago|pagaria)|preus?|"
         r"koliko (?:\w+ ){0,2}(?:stane|stanejo|bi stalo|bo stalo|plačam|plačamo|zaračunate|računate)|koliko bi (?:me |nas )?stalo|cenik\w*|"
         r"kui palju (?:\w+ ){0,2}(?:maksab|maksavad|maksaks|maksma|võtate|küsite)|hind|hinnad|hinda|hinnakiri|maksumus|"
-        r"kiek (?:\w+ ){0,2}(?:kainuoja|kainuotų|kainuos|kaštuoja|mokėti|moku|sumokėti|imate)|kain\w*|"
-        r"cik (?:\w+ ){0,2}(?:maksā|maksās|maksātu|izmaksā)|cenas|cenrādi\w*|izmaksas)\b"
+        r"kiek (?:\w+ ){0,2}(?:kainuoja|kainuotų|kainuos|kaštuoja|mokėti|moku|sumokėti|imate)|kain(?:a|os|ą|ų|oje|uoja|uotų|uos|oraštis|oraščio|ynas|yną)|"
+        r"cik (?:\w+ ){0,2}(?:maksā|maksās|maksātu|izmaksā)|cenrādi\w*|izmaksas)\b"
         r"|얼마|가격|비용|요금|いくら|料金|値段|価格|多少钱|多少錢|价格|價格|價錢|費用|收費|"
         r"เท่าไหร่|เท่าไร|ราคา|ค่าเรียน|ค่าบริการ|قديش|قدّيش|كم سعر|سعر|أسعار|اسعار|تكلفة|كم بتكلف|كم بكلف|(?<![\u0600-\u06ff])بكم(?=\s*[؟?]|\s*$)"  # "بكم" is also "with you"
         r"|(?<![\u05d0-\u05ea])(?:כמה (?:\w+ ){0,2}(?:עולה|עולים|עולות|זה עולה|לוקחים|גובים|צריך לשלם|משלמים)|ה?מחיר(?:ים)?|מחירון)(?![\u05d0-\u05ea])"
@@ -152,7 +152,8 @@ _ASKED: dict[Kind, re.Pattern] = {
     "address": re.compile(
         # "the e-mail address", "E-Mail-Adresse", "adresse e-mail", "dirección de correo" ask for
         # an e-mail; "where can I park?" for no address
-        r"\b(?:(?<!mail )(?<!mail-)(?:address|adresse|adres|adresa|dirección|indirizzo|endereço)"
+        r"\b(?:(?<!mail )(?<!mail-)(?<!meili )(?<!posti )(?<!pašto )(?<!pasta )(?<!mailovou )"
+        r"(?:address|adresse|adres|adresa|dirección|indirizzo|endereço|aadress\w*|adresas|adresu|adreso|adrese|adresi)"
         r"(?!\s*(?:de |di |do )?(?:e-?mail|correo|courriel|mail|electr))|"
         r"where are you|where is your|where exactly|located|find you|"
         r"dónde (?:están|está|queda|quedan|se encuentra)|anschrift|wo (?:seid|sind|genau|befinde\w*|finde)|"
@@ -165,7 +166,7 @@ _ASKED: dict[Kind, re.Pattern] = {
         r"địa chỉ|ở đâu|chỗ nào|đường nào|nằm ở|alamat\w*|di ?mana (?:(?:kantor|lokasi|tempat)\w*|ya|sih)|"
         r"адрес\w*|де (?:ви|ваша|знаходиться|знаходитесь|розташован\w*)|где (?:вы|ваша|находится|находитесь)|gdje ste|di ste (?:vi|točno|smješteni)|gdje se nalazite|kako (?:da )?vas nađem|"
         r"adreça(?! electrònica)|on (?:sou|esteu|és|està|queda|són|teniu|us trobo|us trobem)|(?<!-)(?<!e-poštni )(?<!epoštni )(?<!ronski )(?<!mail )naslov\w*|kje (?:ste|se nahaja\w*|vas najdem|je vaš\w*|imate|točno)|kako pridem do vas|"
-        r"(?<!posti )(?<!pašto )(?<!pasta )(?:aadress\w*|adresas|adresu|adreso|adrese|adresi)|kus (?:te )?(?:asute|olete|asub|asuvad|teid leida)|"
+        r"kus (?:te )?(?:asute|olete|asub|asuvad|teid leida)|"
         r"kuidas (?:teieni|teid) \w+|kur (?:jūs )?(?:esate|randatės|įsikūrę|yra|atrodaties|atrodas|esat)|kaip (?:jus )?rasti|kā (?:jūs )?atrast)\b|주소|어디|위치|住所|どこ|地址|在哪|"
         r"อยู่ที่ไหน|อยู่ตรงไหน|ที่อยู่|(?<![\u0600-\u06ff])(?:وين|أين|فين)(?![\u0600-\u06ff])|عنوان|مكانكم|موقعكم|"
         r"(?<![\u05d0-\u05ea])[ובלמה]{0,2}כתובת(?! ה?(?:מייל|דוא|אימייל))|(?<![\u05d0-\u05ea])(?:איפה אתם|איפה נמצא|איפה החנות|איפה המשרד|איפה הקליניקה|באיזה רחוב)|"
@@ -357,11 +358,11 @@ def asked_first(
             least = NEWS_YIELDS_SHARE * hits[0].score
             first = next((i for i in holders if hits[i].score >= least and not news_page(_url(hits[i]))), first)
         elif weekly and good in named and (news_page(_url(hits[first])) or (template and good in in_lines)):
-            standing = [i for i in holders if not news_page(_url(hits[i]))]
-            pages = [i for i in standing if not _url(hits[i]).endswith(SITE_DOCUMENT_FRAGMENT)]
-            if not standing and not template and good is not named[-1]:
+            steady = [i for i in holders if not news_page(_url(hits[i]))]
+            pages = [i for i in steady if not _url(hits[i]).endswith(SITE_DOCUMENT_FRAGMENT)]
+            if not steady and not template and good is not named[-1]:
                 continue  # a news post's line: a standing page may name the day further down
-            first = next(iter(pages or standing), first)
+            first = next(iter(pages or steady), first)
         return hits if first == 0 else [hits[first], *hits[:first], *hits[first + 1 :]]
     return hits
 

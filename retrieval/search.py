@@ -199,6 +199,14 @@ def site_languages(business_languages: tuple[str, ...]) -> set[str]:
     return {lang.split("-")[0] for lang in business_languages if lang}
 
 
+def page_languages(business_languages: tuple[str, ...], shares: dict[str, float] | None) -> set[str]:
+    """The languages the business's pages are written in: those of its lexical analysis,
+    where Korean, Thai or Bulgarian pages count as plain (""), and those its passages'
+    shares name. An English question on a Thai site with English summary pages is asked
+    across languages: the hub penalty (fewer_hubs) applies, as on a Spanish site."""
+    return site_languages(business_languages) | set(shares or ())
+
+
 def fusion_weights(
     query_lang: str | None,
     business_languages: tuple[str, ...],
@@ -639,7 +647,7 @@ class Searcher:
         if vector is None and mode != "lexical":
             vector = self._query_vector(embedder, query)
         hub_weight = HUB_PENALTY.get(embedder.model, 0.0) if mode != "lexical" else 0.0
-        hubs = bool(hub_weight and query_lang and site_languages(languages) - {query_lang})
+        hubs = bool(hub_weight and query_lang and page_languages(languages, self._shares.get(business)) - {query_lang})
         dense, lexical = store.rankings(
             business,
             vector if mode != "lexical" else None,

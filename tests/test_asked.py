@@ -644,6 +644,12 @@ def test_a_news_posts_hours_line_gives_way_to_a_standing_page_naming_the_day():
         ("Cikos jūs strādājat sestdienā?", ("time",), {5}, True),
         ("Cik maksā nodarbība?", ("price",), set(), False),
         ("Kāds ir jūsu tālruņa numurs?", ("phone",), set(), False),
+        # an e-mail address is no street, in the languages before either
+        ("Mogu li dobiti vašu e-mail adresu?", ("email",), set(), False),
+        ("Mis on teie meili aadress?", ("email",), set(), False),
+        # Spanish "cenas" (dinners), the Finnish region Kainuu ask for no price
+        ("¿Hacéis cenas para grupos?", (), set(), False),
+        ("Do you go to Kainuu in summer?", (), set(), False),
     ],
 )
 def test_estonian_lithuanian_and_latvian_questions_ask_for_kinds_and_days(question, kinds, days, weekly):

@@ -75,6 +75,14 @@ def test_labelled_lines_of_text_are_read_and_dates_are_not_phone_numbers():
     assert ("address", "Grünberger Str. 16, 10243 Berlin") in facts
     assert not any(kind == "phone" and "2019" in value for kind, value in facts)
     assert not any(kind == "hours" and "2024" in value for kind, value in facts)  # a dated event is not hours
+    # a privacy page's section on those it hands data to holds their numbers, not the business's
+    assert not mentions_phone("Политика за поверителност > 4. Получатели на данни\n\nуеб агенция, тел. 062 61 00 22")
+    assert not mentions_phone("隱私權政策 > 三、委外處理\n\n- 禾森數位設計有限公司\n  電話：(02) 8772-4150")
+    assert mentions_phone("Privacy > 6. Contact\n\nQuestions about your data: 062 62 34 56")
+    # ... only on a page about privacy: a Tuesday, a third floor, a "tiers payant" are the business's
+    for own in ("Kontakt > Τρίτη\n\nτηλ. 22850 12345", "Impressum > Im dritten Stock\n\nTel. 030 1234567"):
+        assert mentions_phone(own), own
+    assert mentions_phone("Tarifs > Tiers payant\n\nTél. 01 23 45 67 89")
     # a news listing's signature: its date, with blanks, held no phone for "what's your number?"
     assert not mentions_phone("MVDr. Zuzana Hrabovská · 19. 1. 2026 · 2 min čítania")
     assert mentions_phone("Tel. 055 625 48 17")
@@ -1607,8 +1615,14 @@ def test_estonian_lithuanian_and_latvian_weeks_and_cards_are_read():
         ("no pirmdienas līdz piektdienai 9:00–18:00", set(range(5))),
         # the letters alone, without their week's range, are no days; Polish "Pn" stays Monday
         ("Size L 9–15", set()),
-        ("Kategorie A–E 10–12", set()),
         ("Pn 8–16", {0}),
+        # a range of letters where a line, a label or an hours word leads to it; a tie is
+        # Hungarian's ("K–P", kedd–péntek, Tuesday to Friday)
+        ("Avatud E–R 8.00–18.00", set(range(5))),
+        ("K–P: 9–19", {1, 2, 3, 4}),
+        ("Nyitvatartás: H–P: 9–18, Szo: 9–13, V: zárva", set(range(7))),
+        ("Zone C–S 10–12", set()),
+        ("s.n.c. – P.IVA 01234560377", set()),
     )
     card = [Fact("hours", "Pühapäev suletud")]
     assert card_markdown(card, ["et"]).startswith("# Kontakt / Contact")
@@ -1634,5 +1648,12 @@ def test_estonian_lithuanian_and_latvian_web_agencies_and_booking_platforms_are_
         "Mājaslapas izstrāde: SIA Lapa, +371 6700 1234",
     ):
         assert other_party(line), line
-    for line in ("Telefon: +372 655 1240", "Telefonas: +370 612 48 370", "Tālrunis: +371 2000 0000"):
+    assert other_party("Veebimajutus: Zone Media OÜ, +372 5555 1234")
+    # "Majutus" is the guesthouse's own accommodation, not hosting
+    for line in (
+        "Telefon: +372 655 1240",
+        "Telefonas: +370 612 48 370",
+        "Tālrunis: +371 2000 0000",
+        "Majutus: +372 5555 1234",
+    ):
         assert not other_party(line), line

@@ -13,6 +13,7 @@ from retrieval.search import (
     language_of,
     offtopic_questions,
     one_slot_per_page,
+    page_languages,
     statements,
 )
 
@@ -254,4 +255,12 @@ def test_catalan_and_slovenian_questions_are_told():
 def test_baltic_questions_are_told_by_their_letters():
     assert language_of("Ką reikia atsinešti į pamoką?", ("en",)) == "lt"  # "ą", "į" on an English site
     assert language_of("Mis kell te õhtul sulgete?", ("et", "ru", "en")) == "et"
-    assert language_of("Cikos jūs strādājat sestdienā?", ("en",)) is None  # no Latvian function word
+    # Lithuanian shares "jūs", "kur", "kad" with Latvian: on a Latvian site, Latvian
+    assert language_of("Kur jūs atrodaties?", ("lv", "en")) == "lv"
+    assert language_of("Kad jūs strādājat?", ("lv", "en")) == "lv"
+
+
+def test_the_pages_languages_include_those_analysed_plainly():
+    # Thai and Korean pages are analysed as letter pairs (""): the shares name them.
+    assert page_languages(("", "en"), {"th": 0.95, "en": 0.05}) == {"th", "en"}
+    assert page_languages(("en", "es"), None) == {"en", "es"}  # a knowledge base not run since

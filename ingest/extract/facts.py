@@ -403,7 +403,7 @@ LABELS["no"] = LABELS["nb"]  # Norwegian, as pages declare it either way
 _PHONE = re.compile(r"(?<![\w+])(\+?\(?\d[\d ()./\-\u00a0]{5,18}\d)(?!\w)")
 _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[\w-]+(?:\.[\w-]+)+)")
 _PHONE_WORDS = re.compile(
-    r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|telèfon|telefonas|tālr|tālrunis|mob|mobiil|fono|móvil|movil|mòbil|mobile|mobil|handy|gsm|"
+    r"\b(tel|tél|phone|telefon|telephone|teléfono|telefono|telèfon|telefonas|tālr|tālrunis|mob(?=\s?[.:])|mobiil|fono|móvil|movil|mòbil|mobile|mobil|handy|gsm|"
     r"call|llámanos|llamanos|anrufen|ara|arayın|τηλ|τηλέφωνο|τηλέφωνα|τηλεφωνο|κινητό|κινητο|puhelin|puh|"
     r"telefonszám|điện thoại|đt|sđt|di động|hotline|zalo|telepon|telp|tlp|no\. hp|nomor hp|"
     r"тел|телефон|моб|мобільний|мобильный|реєстратура|регистратура|ב?טלפון|טלפונים|נייד|התקשרו|טל(?=\s?[:'׳]))\b|전화|☎|📞|電話|电话|ＴＥＬ"
@@ -707,7 +707,7 @@ _ROLES = (
     # Estonian, Lithuanian, Latvian: "Veebilehe arendus ja haldus", "Svetainės kūrimas",
     # "Mājaslapas izstrāde", and their booking systems
     r"veebiagentuur|veebidisain|veebiarendus|veebilehe (?:valmistamine|arendus|haldus)|kodulehe (?:valmistamine|arendus)|"
-    r"majutus(?:teenus)?|broneerimissüsteem|broneerimiskeskkond|broneerimisplatvorm|"
+    r"veebimajutus|serverimajutus|broneerimissüsteem|broneerimiskeskkond|broneerimisplatvorm|"
     r"svetainės (?:kūrimas|kūrėjas|priežiūra)|svetainių kūrimas|interneto svetainės kūrimas|talpinimas|"
     r"registracijos (?:platforma|sistema)|rezervacijų (?:platforma|sistema)|"
     r"mājaslapas (?:izstrāde|izstrādātājs|uzturēšana)|mājas lapas izstrāde|hostings|rezervēšanas (?:sistēma|platforma)|"
@@ -850,7 +850,7 @@ _CHAT_NAMES |= {"wechat": "WeChat", "위챗": "WeChat", "微信": "WeChat"}
 # Book (Livro de Reclamações)", "Guest book", "Address Book").
 _BOOKING_WORDS = re.compile(
     r"^[\W_]*book\b|\b(?:to|or|and)\s+book\b|\b(booking|reserve|reservation|reservar|reserva|buchen|termin( buchen| vereinbaren)?|rezervasyon|"
-    r"randevu|réserver|rezerwacja|umów wizytę|rezervace|boka|κράτηση|κρατήσεις|broneeri|broneerimine|registreeru|registracija|registruotis|rezervuoti|pieteikties|pierakstīties|rezervēt)\b|예약|予約|预约|預約",
+    r"randevu|réserver|rezerwacja|umów wizytę|rezervace|boka|κράτηση|κρατήσεις|broneeri|broneerimine|registreeru|registruotis|rezervuoti|pieteikties|pierakstīties|rezervēt)\b|예약|予約|预约|預約",
     re.IGNORECASE,
 )
 _SCHEMA_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -1490,7 +1490,7 @@ def mentions_phone(text: str) -> bool:
 
 # a date written with blanks too ("19. 1. 2026", as Slovak and Czech news posts sign theirs)
 _NOT_A_PHONE = re.compile(
-    r"^\d{4}-\d{2}-\d{2}|\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}|^\d{1,2}[.:]\d{2}\s*[-–]\s*\d{1,2}[.:]\d{2}"
+    r"^\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{2,4}|^\d{1,2}\.\s\d{1,2}\.\s(?:\d{2}|\d{4})$|^\d{1,2}[.:]\d{2}\s*[-–]\s*\d{1,2}[.:]\d{2}"
 )
 
 
@@ -1523,9 +1523,45 @@ def mentions_chat(text: str) -> bool:
 _PIECES = re.compile(r"\s[·•|]\s")  # a footer's "© … · Tel. … · Powered by WordPress"
 
 
+# A privacy page's section on those it hands data to: the web agency, the booking system,
+# the payment provider, each with its number ("4. Получатели на данни", "三、委外處理",
+# "Obdelovalci in zunanji izvajalci"). *ours*
+_OTHERS_SECTION = re.compile(
+    r"\b(?:third[- ]part(?:y|ies)|(?:sub-?)?processors?|recipients?|service providers|external (?:service )?providers|"
+    r"auftragsverarbeit\w*|empfänger\w*|dritte[nr]?|encargados? del tratamiento|destinatarios?|terceros|"
+    r"sous-traitants?|destinataires?|responsabil[ei] (?:esterni|del trattamento)|destinatari|"
+    r"verwerkers?|ontvangers?|derden|operadores|destinatários|terceiros|encarregats? del tractament|destinataris|tercers|"
+    r"podmiot\w* przetwarzając\w*|odbiorc\w*|zpracovatel\w*|příjemc\w*|sprostredkovate\w*|príjemc\w*|"
+    r"adatfeldolgozó\w*|címzett\w*|käsittelijä\w*|vastaanottaj\w*|personuppgiftsbiträde\w*|mottagare|databehandler\w*|"
+    r"tredjepart\w*|mottakere|üçüncü (?:taraf|kişi)\w*|veri işleyen\w*|aktarıl\w*|bên thứ ba|pihak ketiga|"
+    r"получател\w*|обработващ\w*|трет\w* (?:лиц|страни)\w*|отримувач\w*|обробник\w*|третіх осіб|"
+    r"obdelovalc\w*|zunanji izvajalci|obrađivač\w*|primatelj\w*|επεξεργαστ\w*|αποδέκτ\w*|τρίτους|τρίτα μέρη|"
+    r"vastuvõtja\w*|volitatud töötleja\w*|kolmand\w* isik\w*|gavėj\w*|duomenų tvarkytoj\w*|trečiosi\w* šal\w*|"
+    r"saņēmēj\w*|apstrādātāj\w*|trešā\w* person\w*)\b"
+    r"|委外|受託|第三方|第三者|委託先|제3자|위탁|บุคคลภายนอก|ผู้ประมวลผล|طرف سوم|اشخاص ثالث|أطراف ثالثة|צדדים שלישיים|מעבדי מידע",
+    re.IGNORECASE,
+)
+# ... on a page about privacy, which its heading path names ("Política de privacidad > …")
+_PRIVACY = re.compile(
+    r"privacy|privac|datenschutz|protección de datos|confidentialité|données personnelles|riservatezza|dati personali|"
+    r"privacidade|proteção de dados|privacybeleid|persoonsgegevens|prywatnoś|dane osobowe|osobních údajů|osobných údajov|"
+    r"adatvédelm|adatkezel|tietosuoj|integritet|personuppgift|persondata|personvern|gizlilik|kişisel veri|kvkk|"
+    r"quyền riêng tư|bảo mật|privasi|конфиденциальн|персональн|поверителност|лични данни|конфіденційн|privatnost|"
+    r"osobni podaci|osobnih podataka|zasebnost|osebnih podatkov|απόρρητ|προσωπικ\w* δεδομέν|privaatsus|andmekaitse|"
+    r"isikuandme|privatumo|asmens duomen|privātum|personas dat|privacitat|dades personals|"
+    r"隱私|隐私|個資|個人資料|個人情報|プライバシー|개인정보|ความเป็นส่วนตัว|ข้อมูลส่วนบุคคล|حریم خصوصی|الخصوصية|פרטיות",
+    re.IGNORECASE,
+)
+
+
 def _own_pieces(text: str) -> Iterator[str]:
-    """The lines of `text`, a footer's line in its pieces, but those about someone else."""
-    return (piece for line in text.splitlines() for piece in _PIECES.split(line) if not other_party(piece))
+    """The lines of `text`, a footer's line in its pieces, but those about someone else,
+    and none of a privacy page's passage whose heading (its first line, "Privacy policy >
+    4. Recipients") names those the business hands data to."""
+    lines = text.splitlines()
+    if lines and _OTHERS_SECTION.search(lines[0].rsplit(" > ", 1)[-1]) and _PRIVACY.search(lines[0]):
+        return iter(())
+    return (piece for line in lines for piece in _PIECES.split(line) if not other_party(piece))
 
 
 def mentions_address(text: str) -> bool:
@@ -1691,17 +1727,17 @@ _CONTACT_PATH = re.compile(  # "/orari/" is an hours page, "/temporario/" none; 
     r"visit|hours|opening|öffnungszeiten|oeffnungszeiten|sprechzeiten|ordinationszeiten|horario|horário|horaire|"
     r"ouverture|(?<![^\W\d_])orari|openingstijden|saatleri|access|toiawase|epikoinonia|επικοινωνία|ωράριο|"
     r"오시는|연락|영업시간|yhteystiedot|ota-yhteytta|aukioloajat|kapcsolat|elerhetoseg|elérhetőség|nyitvatartas|nyitvatartás|"
-    r"lien-he|lienhe|liên-hệ|kontak|hubungi|\bon-som\b|com-arribar|horari|kje-smo|delovni-cas|lahtiolekuajad|kontaktai|darbo-laikas|kontakti|darba-laiks|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר|tamas-ba-ma|تماس",
+    r"lien-he|lienhe|liên-hệ|kontak|hubungi|\bon-som\b|com-arribar|horari|kje-smo|delovni-cas|lahtiolekuajad|darbo-laikas|darba-laiks|tzor-kesher|tsor-kesher|tzur-kesher|צור-קשר|צרו-קשר|יצירת-קשר|tamas-ba-ma|تماس",
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"index\.\w+", re.IGNORECASE)
 # A booking page gives the numbers to book on (a WhatsApp number, often), after the contact page's.
 _BOOKING_PATH = re.compile(
-    r"reserv|prenota|buchen|booking|rezervasyon|rezerwacj|narocanje|naročanje|broneeri|registrac|registreeru|pieteik|kratis|κρατήσ|예약",
+    r"reserv|prenota|buchen|booking|rezervasyon|rezerwacj|narocanje|naročanje|broneeri|registreeru|pieteik|kratis|κρατήσ|예약",
     re.IGNORECASE,
 )
 _LEGAL_PATH = re.compile(
-    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä|gioi-thieu|tentang|pro-nas|o-nas|qui-som|impresum|pravno-obvestilo|meist|rekvizitai|apie-mus|par-mums|rekviziti",
+    r"impressum|impresszum|imprint|legal|aviso|kunye|künye|about|ueber|über|rolunk|rólunk|meista|meistä|gioi-thieu|tentang|pro-nas|o-nas|qui-som|impresum|pravno-obvestilo|(?<![^\W\d_])meist(?![^\W\d_])|rekvizitai|apie-mus|par-mums|rekviziti",
     re.IGNORECASE,
 )
 
@@ -1931,9 +1967,12 @@ _SHORT_WEEKS = {
     "hr": "pon uto sri čet pet sub ned",  # and Bosnian, Serbian in Latin letters
     "sl": "pon tor sre čet pet sob ned",
     "ca": "dl dt dc dj dv ds dg",
-    # Estonian and Latvian write a day in one letter ("E–R 8–18, L 9–15, P suletud"; "P–Pk
-    # 9–18, S 10–15"), Lithuanian in one or two ("Pr–Pn", "Š"): each is a day only in a
-    # line that has a range of its week
+    # Hungarian, Estonian and Latvian write a day in one letter ("H–P: 9–18, Szo: 9–13";
+    # "E–R 8–18, L 9–15, P suletud"; "P–Pk 9–18, S 10–15"), Lithuanian in one or two
+    # ("Pr–Pn", "Š"): each is a day only in a line that has a range of its week, and a
+    # range of letters only where a line, a label or an hours word leads to it ("Zone
+    # C–S 10–12" is none); a tie goes to Hungarian, the first
+    "hu": "h k sze cs p szo v",
     "et": "e t k n r l p",
     "lt": "pr an tr kt pn š sk",
     "lv": "p o t c pk s sv",
@@ -1944,7 +1983,7 @@ _ONLY_DAYS |= {"пн", "вт", "ср", "чт", "пт", "сб", "нд", "вс"}  
 _SHORT_NAME = re.compile(
     r"(?<!\w)("
     + "|".join(sorted({n for names in _SHORT_WEEKS.values() for n in names}, key=len, reverse=True))
-    + r")(?!\w)",
+    + r")(?!\w|\.\w)",  # not "P.IVA", "s.n.c."
     re.IGNORECASE,
 )
 _SHORT_SEPARATOR = re.compile(r"\.?\s*[–-]\s*$")
@@ -1957,7 +1996,7 @@ _AFTER_SHORT_DAY = re.compile(  # one class before what follows: three \s* in a 
 # Short names that are common words or abbreviations elsewhere ("Main St 12-14", "Tor 3-5"):
 # a day only in a range, or in a line with a range of their week.
 _WORDS_ELSEWHERE = {"st", "tor", "ons", "man", "ne", "po", "dl", "dt", "dc", "dj", "ds"}
-_WORDS_ELSEWHERE |= {*"etknrlpocs", "pr", "an", "tr", "kt", "pn", "sk", "pk", "sv"}
+_WORDS_ELSEWHERE |= {*"etknrlpocshv", "pr", "an", "tr", "kt", "pn", "sk", "pk", "sv"}
 # Japanese "月曜日", "水曜", lists "土・日"; Chinese "星期一", "週六", "周一、二、三、五".
 _KANJI_DAY = re.compile(
     r"([月火水木金土日])曜日?|"
@@ -2138,7 +2177,12 @@ def _short_days(text: str) -> list[tuple[int, int, int]]:
     ranges: dict[str, list[tuple[re.Match, re.Match]]] = {}
     for first, last in zip(names, names[1:]):
         hyphenated = text[first.start() - 1 : first.start()] == "-" or text[last.end() : last.end() + 1] == "-"
-        if _SHORT_SEPARATOR.match(text[first.end() : last.start()]) and not hyphenated:
+        letters = len(first.group(1)) == 1 or len(last.group(1)) == 1
+        if (
+            _SHORT_SEPARATOR.match(text[first.end() : last.start()])
+            and not hyphenated
+            and (not letters or _leads_to(text, first.start()))
+        ):
             for lang, week in _SHORT_WEEKS.items():
                 a, b = first.group(1).casefold(), last.group(1).casefold()
                 if a in week and b in week and a != b:
@@ -2160,6 +2204,13 @@ def _short_days(text: str) -> list[tuple[int, int, int]]:
         ):
             found.append((m.start(), m.end(), week.index(name.casefold())))
     return found
+
+
+def _leads_to(text: str, start: int) -> bool:
+    """Whether the start of a line, a label or an hours word comes before `start`: "E–R
+    8–18", "| K–P |", "Avatud E–R", not "Zone C–S" or "Block K–N"."""
+    before = text[:start].rstrip()
+    return not before or before[-1] in ":|,;(/•·*>–-\n" or bool(_HOURS_WORDS.search(before[-40:]))
 
 
 # Bulgarian's Sunday, "неделя", is Russian's "week": it names a day first on a line, after

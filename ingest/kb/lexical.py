@@ -91,6 +91,23 @@ _FOLD = str.maketrans("łŁđĐ", "lLdD")  # letters NFKD leaves whole
 _NOT_STOPWORDS = {"נגר", "باز", "امروز", "فردا", "روز", "خدمات", "راه"}
 
 
+# Latvian's list lacks its pronouns and question words, which Lithuanian's has ("jūs", "kur",
+# "kad"): "Kur jūs atrodaties?" was told Lithuanian on a Latvian site.
+_MORE_STOPWORDS = {
+    "lv": {"jūs", "jums", "jūsu", "mēs", "man", "mums", "mūsu", "viņš", "viņa", "viņi", "kur", "kad", "kas", "kā"}
+    | {"cik", "ko", "kāpēc", "kurš", "kura", "kuri", "šis", "šī", "šo", "tas", "tā", "tie", "tur", "šeit"}
+}
+
+
+def _read_back(word: str) -> str:
+    """stopwords-iso's Lithuanian list is Windows-1257 read as Latin-1 ("ðis" is "šis");
+    a word already right (a later release) stays as it is."""
+    try:
+        return word.encode("latin-1").decode("cp1257")
+    except UnicodeError:
+        return word
+
+
 def _stopwords(code: str) -> qe.StopwordsSet | qe.Language:
     """`code`'s stopwords: Snowball's list, stopwords-iso's for _STOPWORDS_ONLY (each word
     also as qdrant-edge folds it, "się" and "sie": folded tokens are compared with the
@@ -101,9 +118,8 @@ def _stopwords(code: str) -> qe.StopwordsSet | qe.Language:
         return getattr(qe.Language, _EDGE_STOPWORDS[code])
     if code not in _STOPWORDS_ONLY:
         return getattr(qe.Language, _SNOWBALL[code].title())
-    words = set(stopwordsiso.stopwords(code)) - _NOT_STOPWORDS
-    if code == "lt":  # stopwords-iso's Lithuanian list is Windows-1257 read as Latin-1: "ðis" is "šis"
-        words = {w.encode("latin-1").decode("cp1257") for w in words}
+    words = {_read_back(w) for w in stopwordsiso.stopwords(code)} if code == "lt" else set(stopwordsiso.stopwords(code))
+    words = (words | _MORE_STOPWORDS.get(code, set())) - _NOT_STOPWORDS
     folded = {"".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c)) for w in words}
     return qe.StopwordsSet(custom=words | {w.translate(_FOLD) for w in folded})
 
