@@ -418,7 +418,7 @@ def asks_weekly(question: str, days: frozenset[int]) -> bool:
     """Whether a question for a time (`days`: asked_days) asks for a weekday of the
     regular week: it names a day and no date ("What time do you close on Thursday?",
     not "Are you open on Thursday the 24th?", "… Thursday 24.12." or "… on Good Friday?")."""
-    return bool(days) and not _DIGIT.search(question) and not _OCCASION.search(question)
+    return bool(days) and asks_standing(question)
 
 
 def asks_standing(question: str) -> bool:
